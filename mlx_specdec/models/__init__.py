@@ -1,0 +1,1 @@
+"""Model code: StoryLM, StoryTokenizer, GPT-Neo, and the model store."""
