@@ -1,0 +1,251 @@
+"""The speculative decoding loop, its instrument, and the plain baseline.
+
+One loop serves every drafter and every state strategy. Each round is a
+transaction (DESIGN.md):
+
+    propose k drafts -> one target pass over [pending, d_1..d_k] -> verdict
+    -> commit the accepted boundary in target and drafter -> emit d_1..d_j, t
+
+Run ``python -m mlx_specdec.generate --help`` for the command line.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+from typing import Iterator
+
+import mlx.core as mx
+
+from .drafters import as_drafter
+from .errors import IncompatibleModelsError, SpecDecError
+from .sampling import SamplingPolicy
+from .state import make_sequence, model_context_window, model_vocab_size
+from .verify import greedy_verdict, speculative_verdict
+
+
+@dataclass
+class SpecStats:
+    """Counters of one generation.
+
+    accepted counts accepted draft tokens that were emitted; generated counts
+    every emitted token, corrections and bonuses included; target_passes counts
+    verification passes (prompt prefill is not counted: it emits nothing).
+    """
+
+    target_passes: int = 0
+    drafted: int = 0
+    accepted: int = 0
+    generated: int = 0
+    accepted_per_round: list[int] = field(default_factory=list, repr=False)
+
+    @property
+    def acceptance_rate(self) -> float:
+        return self.accepted / self.drafted if self.drafted else 0.0
+
+    @property
+    def tokens_per_pass(self) -> float:
+        return self.generated / self.target_passes if self.target_passes else 0.0
+
+    def as_dict(self) -> dict:
+        return {
+            "target_passes": self.target_passes,
+            "drafted": self.drafted,
+            "accepted": self.accepted,
+            "generated": self.generated,
+            "acceptance_rate": self.acceptance_rate,
+            "tokens_per_pass": self.tokens_per_pass,
+        }
+
+
+@dataclass
+class Emission:
+    """Tokens committed by one round, in order, each with what produced it:
+    'draft' (an accepted draft), 'correction' (the target's token at the first
+    rejection), 'bonus' (the target's token after full acceptance) or 'target'
+    (a round without drafts)."""
+
+    ids: list[int]
+    kinds: list[str]
+
+
+def _check_request(model, prompt_ids, max_new_tokens, k=1) -> list[int]:
+    if isinstance(prompt_ids, mx.array):
+        prompt_ids = prompt_ids.tolist()
+    if isinstance(k, bool) or not isinstance(k, int) or k < 1:
+        raise SpecDecError(f"k (draft tokens per round) must be an integer >= 1, got {k!r}")
+    if isinstance(max_new_tokens, bool) or not isinstance(max_new_tokens, int) or max_new_tokens < 0:
+        raise SpecDecError(f"max_new_tokens must be an integer >= 0, got {max_new_tokens!r}")
+    prompt = list(prompt_ids)
+    if not prompt:
+        raise SpecDecError("prompt is empty: at least one token id is needed to condition on")
+    window = model_context_window(model)
+    if window is not None and len(prompt) + max_new_tokens > window:
+        if len(prompt) > window:
+            raise SpecDecError(f"prompt has {len(prompt)} tokens, beyond the model's context window of {window}")
+        raise SpecDecError(
+            f"prompt ({len(prompt)} tokens) + max_new_tokens ({max_new_tokens}) exceeds the context window of {window}"
+        )
+    vocab = model_vocab_size(model)
+    if vocab is not None and any(not 0 <= t < vocab for t in prompt):
+        bad = next(t for t in prompt if not 0 <= t < vocab)
+        raise SpecDecError(f"prompt token id {bad} is outside the vocabulary [0, {vocab})")
+    return prompt
+
+
+def _seed_key(seed) -> mx.array:
+    if seed is None:
+        seed = random.SystemRandom().randrange(2**31)
+    return mx.random.key(seed)
+
+
+def speculative_stream(
+    target,
+    drafter,
+    prompt_ids,
+    max_new_tokens: int,
+    *,
+    k: int = 4,
+    eos_id: int | None = None,
+    temperature: float = 0.0,
+    top_k: int | None = None,
+    top_p: float | None = None,
+    seed: int | None = None,
+    strategy="cache",
+    stats: SpecStats | None = None,
+    on_commit=None,
+) -> Iterator[Emission]:
+    """Speculative decoding as a generator: yields one Emission per round.
+
+    Fills `stats` (a SpecStats) as it goes. `on_commit(target_seq, drafter)`,
+    when given, is called after every round's commit (tests use it to inspect
+    the committed state at each boundary).
+    """
+    policy = SamplingPolicy(temperature, top_k, top_p)
+    prompt = _check_request(target, prompt_ids, max_new_tokens, k)
+    drafter = as_drafter(drafter, strategy)
+    target_vocab, draft_vocab = model_vocab_size(target), getattr(drafter, "vocab_size", None)
+    if target_vocab is not None and draft_vocab is not None and target_vocab != draft_vocab:
+        raise IncompatibleModelsError(
+            f"drafter vocabulary size {draft_vocab} differs from the target's {target_vocab}: token ids would not match"
+        )
+    stats = stats if stats is not None else SpecStats()
+    target_seq = make_sequence(target, strategy)
+    key = None if policy.greedy else _seed_key(seed)
+
+    target_seq.prefill(prompt)
+    drafter.prefill(prompt)
+    produced = 0
+    while produced < max_new_tokens:
+        # Never draft past the cap: a round emits at most k_round + 1 tokens.
+        k_round = min(k, max_new_tokens - produced - 1)
+        draft_key = verify_key = None
+        if key is not None:
+            key, draft_key, verify_key = mx.random.split(key, 3)
+        drafts, draft_probs = drafter.propose(k_round, policy, draft_key)
+        logits = target_seq.extend(drafts)  # the round's one target pass: k_round + 1 rows
+        if policy.greedy:
+            accepted, token = greedy_verdict(drafts, logits)
+        else:
+            accepted, token = speculative_verdict(drafts, policy.probs(logits), draft_probs, key=verify_key)
+        # The round's single sync point: drafting, verification and the verdict
+        # run as one lazy graph; the host needs the verdict to commit and emit.
+        mx.eval(drafts, accepted, token)
+        accepted, token = accepted.item(), token.item()
+        draft_ids = drafts.tolist()
+
+        target_seq.commit(1 + accepted, mx.array([token], dtype=mx.int32))
+        drafter.commit(accepted, token)
+        if on_commit is not None:
+            on_commit(target_seq, drafter)
+
+        last_kind = "target" if k_round == 0 else ("bonus" if accepted == k_round else "correction")
+        ids = draft_ids[:accepted] + [token]
+        kinds = ["draft"] * accepted + [last_kind]
+        if eos_id is not None and eos_id in ids:
+            cut = ids.index(eos_id) + 1  # EOS is emitted, nothing after it
+            ids, kinds = ids[:cut], kinds[:cut]
+        emitted_drafts = min(accepted, len(ids))
+        stats.target_passes += 1
+        stats.drafted += k_round
+        stats.accepted += emitted_drafts
+        stats.generated += len(ids)
+        stats.accepted_per_round.append(accepted)
+        produced += len(ids)
+        yield Emission(ids, kinds)
+        if eos_id is not None and ids[-1] == eos_id:
+            return
+
+
+def speculative_generate(
+    target,
+    drafter,
+    prompt_ids,
+    max_new_tokens: int,
+    *,
+    k: int = 4,
+    eos_id: int | None = None,
+    temperature: float = 0.0,
+    top_k: int | None = None,
+    top_p: float | None = None,
+    seed: int | None = None,
+    strategy="cache",
+) -> tuple[list[int], SpecStats]:
+    """Generate with a drafter; returns ``(new_ids, stats)``.
+
+    `drafter` is a model (wrapped as a ModelDrafter) or a Drafter object.
+    temperature 0 verifies greedily (output equals `greedy_generate` token for
+    token); temperature > 0 uses speculative sampling (output distributed as
+    the target's own sampling under the same temperature/top-k/top-p policy).
+    `strategy` chooses the committed-state strategy: 'cache' or 'recompute'.
+    """
+    stats = SpecStats()
+    new_ids: list[int] = []
+    for emission in speculative_stream(
+        target, drafter, prompt_ids, max_new_tokens, k=k, eos_id=eos_id, temperature=temperature,
+        top_k=top_k, top_p=top_p, seed=seed, strategy=strategy, stats=stats,
+    ):
+        new_ids.extend(emission.ids)
+    return new_ids, stats
+
+
+def greedy_stream(model, prompt_ids, max_new_tokens: int, *, eos_id=None, strategy="cache") -> Iterator[int]:
+    """Plain greedy decoding, one target pass per token, yielding ids.
+
+    The next step is queued with `mx.async_eval` before the current token is
+    read on the host, so the baseline overlaps host and device work the way
+    mlx-lm's own generator does: it is a fair baseline, not a strawman.
+    """
+    prompt = _check_request(model, prompt_ids, max_new_tokens)
+    if max_new_tokens == 0:
+        return
+    seq = make_sequence(model, strategy)
+    seq.prefill(prompt)
+    token = mx.argmax(seq.extend(mx.array([], dtype=mx.int32))[-1])
+    mx.async_eval(token)
+    for produced in range(max_new_tokens):
+        seq.commit(1, token.reshape(1).astype(mx.int32))
+        following = None
+        if produced + 1 < max_new_tokens:
+            following = mx.argmax(seq.extend(mx.array([], dtype=mx.int32))[-1])
+            mx.async_eval(following)
+        tid = token.item()
+        yield tid
+        if tid == eos_id:
+            return
+        token = following
+
+
+def greedy_generate(model, prompt_ids, max_new_tokens: int, *, eos_id=None, strategy="cache") -> list[int]:
+    """The target's plain greedy continuation (new ids only): baseline and oracle."""
+    return list(greedy_stream(model, prompt_ids, max_new_tokens, eos_id=eos_id, strategy=strategy))
+
+
+def draft_greedy(drafter, ctx_ids, k: int) -> list[int]:
+    """k greedy draft tokens from a drafter model given the context (no cache)."""
+    ids = _check_request(drafter, ctx_ids, k)
+    out: list[int] = []
+    for _ in range(k):
+        nxt = mx.argmax(drafter(mx.array(ids + out)[None])[0, -1]).item()
+        out.append(nxt)
+    return out

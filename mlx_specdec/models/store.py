@@ -1,0 +1,219 @@
+"""The model store: one folder per model, written atomically, checked on load.
+
+    models/<name>/config.json        model_type, architecture, tokenizer fingerprint, dtype, parameters, preset
+    models/<name>/model.safetensors  weights, float16 on disk
+    models/<name>/tokenizer.model    the sentencepiece model the ids mean
+    models/<name>/README.md          model card: corpus, tokens seen, losses, time, machine, samples
+
+Weights are stored fp16 to halve the folder; at load they are cast to float32
+on the CPU (fp16 matmuls there bypass BLAS and are ~30x slower) and kept
+float16 on a GPU. Every way a folder can be wrong ends in a one-line
+`ModelLoadError` that names the file, parameter or value.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import mlx_specdec  # noqa: F401  (binds OpenBLAS before mlx.core on Linux)
+import mlx.core as mx
+from mlx.utils import tree_flatten, tree_unflatten
+
+from ..errors import ModelLoadError
+from .storylm import PRESETS, StoryLM, StoryLMConfig, num_parameters
+
+CONFIG = "config.json"
+WEIGHTS = "model.safetensors"
+TOKENIZER = "tokenizer.model"
+CARD = "README.md"
+REQUIRED = (CONFIG, WEIGHTS, TOKENIZER)
+
+
+def preset_name(cfg: StoryLMConfig) -> str | None:
+    """The preset a config was built from (vocabulary size aside), if any."""
+    for name, p in PRESETS.items():
+        if {**p.to_dict(), "vocab_size": cfg.vocab_size} == cfg.to_dict():
+            return name
+    return None
+
+
+def _as_tokenizer(tokenizer_or_path):
+    if isinstance(tokenizer_or_path, (str, os.PathLike)):
+        from .tokenizer import StoryTokenizer
+
+        return StoryTokenizer(str(tokenizer_or_path))
+    return tokenizer_or_path
+
+
+def save_model(model: StoryLM, tokenizer_or_path, out_dir, card: dict | None = None) -> Path:
+    """Write a store folder; readers never see a half-written one.
+
+    Everything goes into a sibling temp folder first, which then replaces
+    `out_dir` with os.replace (the previous folder, if any, is moved aside
+    first and deleted after, because rename cannot replace a non-empty folder).
+    """
+    tok = _as_tokenizer(tokenizer_or_path)
+    out = Path(out_dir)
+    cfg: StoryLMConfig = model.args
+    if tok.vocab_size != cfg.vocab_size:
+        raise ModelLoadError(
+            f"tokenizer vocab_size {tok.vocab_size} != model vocab_size {cfg.vocab_size}"
+        )
+    card = dict(card or {})
+    n_params = num_parameters(model)
+    config = {
+        "model_type": "storylm",
+        "architecture": cfg.to_dict(),
+        "tokenizer_fingerprint": tok.fingerprint,
+        "dtype": "float16",
+        "parameters": n_params,
+        "preset": card.get("preset") or preset_name(cfg),
+    }
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.tmp-", dir=out.parent))
+    try:
+        weights = {k: v.astype(mx.float16) for k, v in tree_flatten(model.parameters())}
+        mx.save_safetensors(str(tmp / WEIGHTS), weights, metadata={"format": "mlx"})
+        shutil.copyfile(tok.path, tmp / TOKENIZER)
+        (tmp / CONFIG).write_text(json.dumps(config, indent=2) + "\n")
+        (tmp / CARD).write_text(render_card(out.name, config, card))
+        for f in tmp.iterdir():
+            with open(f, "rb") as fh:
+                os.fsync(fh.fileno())
+        old = None
+        if out.exists():
+            old = out.parent / f".{out.name}.old-{os.getpid()}"
+            os.replace(out, old)
+        os.replace(tmp, out)
+        if old is not None:
+            shutil.rmtree(old, ignore_errors=True)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return out
+
+
+def _fmt(v: Any) -> str:
+    if isinstance(v, float):
+        return f"{v:.4f}" if abs(v) < 100 else f"{v:,.0f}"
+    if isinstance(v, int):
+        return f"{v:,}"
+    return str(v)
+
+
+def render_card(name: str, config: dict, card: dict) -> str:
+    """The model card: what the model is, how it was trained, what it writes."""
+    arch = config["architecture"]
+    lines = [
+        f"# {name}",
+        "",
+        card.get(
+            "description",
+            "A StoryLM: a small llama-style decoder (pre-norm RMSNorm, RoPE, SwiGLU, "
+            "tied embeddings) trained on children's stories, part of the mlx-specdec ladder.",
+        ),
+        "",
+        "## Architecture",
+        "",
+        f"- parameters: {config['parameters']:,} (tied embedding counted once)",
+        f"- preset: {config.get('preset')}",
+        f"- dim {arch['dim']}, {arch['n_layers']} layers, {arch['n_heads']} heads, "
+        f"MLP hidden {arch['hidden_dim']}, vocabulary {arch['vocab_size']}, "
+        f"context {arch['max_seq_len']}",
+        f"- weights stored as {config['dtype']}; tokenizer fingerprint `{config['tokenizer_fingerprint']}`",
+        "",
+    ]
+    samples = card.pop("samples", None)
+    command = card.pop("command", None)
+    skip = {"description", "preset"}
+    rows = [(k, v) for k, v in card.items() if k not in skip]
+    if rows:
+        lines += ["## Training", "", "| | |", "|---|---|"]
+        lines += [f"| {k.replace('_', ' ')} | {_fmt(v)} |" for k, v in rows]
+        lines.append("")
+    if command:
+        lines += ["Reproduce with:", "", "```", command, "```", ""]
+    if samples:
+        lines += ["## Greedy samples", ""]
+        for prompt, text in samples:
+            lines += [f"**{prompt}**", "", "> " + text.replace("\n", " ").strip(), ""]
+    return "\n".join(lines)
+
+
+def _read_config(path: Path) -> dict:
+    try:
+        config = json.loads((path / CONFIG).read_text())
+    except (json.JSONDecodeError, UnicodeDecodeError) as e:
+        raise ModelLoadError(f"{path / CONFIG} is not valid JSON ({e})") from None
+    if not isinstance(config, dict):
+        raise ModelLoadError(f"{path / CONFIG} must hold a JSON object")
+    return config
+
+
+def load_store(path) -> tuple[StoryLM, Any]:
+    """Load a store folder -> (model in eval mode with weights evaluated, tokenizer)."""
+    path = Path(path)
+    if not path.exists():
+        raise ModelLoadError(f"model path {str(path)!r} does not exist")
+    if not path.is_dir():
+        raise ModelLoadError(f"model path {str(path)!r} is not a directory; expected a model-store folder")
+    for name in REQUIRED:
+        if not (path / name).is_file():
+            raise ModelLoadError(f"model folder {str(path)!r} is missing {name}")
+    config = _read_config(path)
+    model_type = config.get("model_type")
+    if model_type != "storylm":
+        raise ModelLoadError(f"unknown model_type {model_type!r} in {path / CONFIG}; expected 'storylm'")
+    arch = config.get("architecture")
+    if not isinstance(arch, dict):
+        raise ModelLoadError(f"{path / CONFIG} has no 'architecture' object")
+    try:
+        cfg = StoryLMConfig.from_dict(arch)
+    except TypeError as e:
+        raise ModelLoadError(f"bad architecture in {path / CONFIG}: {e}") from None
+
+    from .tokenizer import StoryTokenizer
+
+    try:
+        tok = StoryTokenizer(str(path / TOKENIZER))
+    except ModelLoadError:
+        raise
+    except Exception as e:  # sentencepiece raises RuntimeError/OSError on junk
+        raise ModelLoadError(f"{path / TOKENIZER} is not a valid tokenizer ({type(e).__name__})") from None
+    want = config.get("tokenizer_fingerprint")
+    if want != tok.fingerprint:
+        raise ModelLoadError(
+            f"tokenizer fingerprint mismatch in {str(path)!r}: config.json says {want!r}, "
+            f"{TOKENIZER} is {tok.fingerprint!r}"
+        )
+
+    try:
+        weights = mx.load(str(path / WEIGHTS), format="safetensors")
+    except Exception as e:
+        msg = str(e).splitlines()[0] if str(e) else type(e).__name__
+        raise ModelLoadError(f"{path / WEIGHTS} is corrupt or truncated ({msg})") from None
+
+    model = StoryLM(cfg)
+    expected = dict(tree_flatten(model.parameters()))
+    missing = sorted(set(expected) - set(weights))
+    if missing:
+        raise ModelLoadError(f"{path / WEIGHTS} lacks parameter {missing[0]!r} ({len(missing)} missing)")
+    extra = sorted(set(weights) - set(expected))
+    if extra:
+        raise ModelLoadError(f"{path / WEIGHTS} has unexpected parameter {extra[0]!r} ({len(extra)} extra)")
+    for k, p in expected.items():
+        if weights[k].shape != p.shape:
+            raise ModelLoadError(
+                f"parameter {k!r}: config.json implies shape {tuple(p.shape)}, "
+                f"{WEIGHTS} has {tuple(weights[k].shape)}"
+            )
+    # fp16 matmuls on the CPU do not use BLAS: compute there in float32.
+    dtype = mx.float16 if mx.default_device() == mx.gpu else mx.float32
+    model.update(tree_unflatten([(k, v.astype(dtype)) for k, v in weights.items()]))
+    mx.eval(model.parameters())
+    model.eval()
+    return model, tok

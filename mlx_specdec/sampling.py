@@ -1,0 +1,67 @@
+"""One sampling policy for target and drafter alike.
+
+Speculative sampling preserves the distribution the policy defines, so the
+drafter's q and the target's p must both come from the same policy applied to
+their own logits. Temperature 0 means greedy: a one-hot argmax distribution.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import mlx.core as mx
+
+from .errors import SpecDecError
+
+
+@dataclass(frozen=True)
+class SamplingPolicy:
+    temperature: float = 0.0
+    top_k: int | None = None
+    top_p: float | None = None
+
+    def __post_init__(self):
+        t = self.temperature
+        if not isinstance(t, (int, float)) or math.isnan(t) or t < 0:
+            raise SpecDecError(f"temperature must be a number >= 0, got {t!r}")
+        if self.top_k is not None and (not isinstance(self.top_k, int) or self.top_k < 1):
+            raise SpecDecError(f"top_k must be a positive integer or None, got {self.top_k!r}")
+        if self.top_p is not None and not (isinstance(self.top_p, (int, float)) and 0 < self.top_p <= 1):
+            raise SpecDecError(f"top_p must be in (0, 1], got {self.top_p!r}")
+
+    @property
+    def greedy(self) -> bool:
+        return self.temperature == 0
+
+    def probs(self, logits: mx.array) -> mx.array:
+        """Rows of logits (..., V) -> rows of probabilities under this policy (fp32)."""
+        logits = logits.astype(mx.float32)
+        if self.greedy:
+            choice = mx.argmax(logits, axis=-1, keepdims=True)
+            return (mx.arange(logits.shape[-1]) == choice).astype(mx.float32)
+        logits = logits / self.temperature
+        if self.top_k is not None and self.top_k < logits.shape[-1]:
+            kth = mx.sort(logits, axis=-1)[..., -self.top_k][..., None]
+            logits = mx.where(logits >= kth, logits, -mx.inf)
+        probs = mx.softmax(logits, axis=-1)
+        if self.top_p is not None and self.top_p < 1:
+            # Keep the smallest high-probability set whose mass reaches top_p: a token
+            # stays if the mass strictly above it is still below top_p.
+            ordered = mx.sort(probs, axis=-1)[..., ::-1]
+            mass_before = mx.cumsum(ordered, axis=-1) - ordered
+            kept = mx.where(mass_before < self.top_p, ordered, mx.inf)
+            threshold = mx.min(kept, axis=-1, keepdims=True)
+            probs = mx.where(probs >= threshold, probs, 0.0)
+            probs = probs / probs.sum(axis=-1, keepdims=True)
+        return probs
+
+    def pick(self, logits: mx.array, key: mx.array | None) -> tuple[mx.array, mx.array | None]:
+        """Choose one token per row. Returns (ids, probs); probs is None when greedy."""
+        if self.greedy:
+            return mx.argmax(logits, axis=-1), None
+        probs = self.probs(logits)
+        return mx.random.categorical(mx.log(probs), key=key), probs
+
+
+GREEDY = SamplingPolicy()

@@ -1,0 +1,144 @@
+"""Committed inference state: how a model remembers the accepted prefix.
+
+Both the target and a model drafter keep a *sequence*: the committed tokens the
+model has already consumed, plus ``pending`` tokens that are committed but not
+fed yet (after every round the target's own correction/bonus token is pending:
+it is known, but its key/value rows are computed by the next verification
+pass). A round feeds ``pending + drafts`` speculatively; ``commit(n_valid, new_pending)``
+then keeps the first ``n_valid`` fed tokens and makes the rest invisible.
+
+Two strategies share that contract:
+
+* ``KVCacheSequence`` (default): the mlx-lm prompt cache. Commit is a pointer
+  move (``trim`` the rejected rows); rows past the offset are overwritten later.
+* ``RecomputeSequence``: no cache, every call recomputes the whole prefix. Slow,
+  correct by construction: the reference oracle the cached engine must match.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Protocol
+
+import mlx.core as mx
+from mlx_lm.models.cache import can_trim_prompt_cache, make_prompt_cache, trim_prompt_cache
+
+from .errors import SpecDecError
+
+PREFILL_CHUNK = 512  # tokens per prefill pass: bounds the attention-score memory of long prompts
+
+
+def _ids(tokens) -> mx.array:
+    return tokens if isinstance(tokens, mx.array) else mx.array(list(tokens), dtype=mx.int32)
+
+
+def model_vocab_size(model) -> int | None:
+    args = getattr(model, "args", None)
+    size = getattr(args, "vocab_size", None)
+    if size is None and isinstance(args, dict):
+        size = args.get("vocab_size")
+    return int(size) if size is not None else None
+
+
+def model_context_window(model) -> int | None:
+    args = getattr(model, "args", None)
+    for name in ("max_seq_len", "max_position_embeddings", "n_positions", "n_ctx"):
+        value = getattr(args, name, None)
+        if value:
+            return int(value)
+    return None
+
+
+class Sequence(Protocol):
+    """The committed-state contract every strategy implements."""
+
+    committed: int  # tokens consumed and committed (excludes pending)
+
+    def prefill(self, prompt_ids) -> None: ...
+    def extend(self, tokens: mx.array) -> mx.array: ...
+    def commit(self, n_valid: int, pending: mx.array) -> None: ...
+
+
+class KVCacheSequence:
+    """Committed state in a KV cache; rollback moves the cache offset."""
+
+    def __init__(self, model):
+        self.model = model
+        self.cache = make_prompt_cache(model)
+        if not can_trim_prompt_cache(self.cache):
+            raise SpecDecError(
+                f"{type(model).__name__} uses a cache that cannot be rolled back (e.g. recurrent or rotating layers); "
+                "use strategy='recompute'"
+            )
+        self.committed = 0
+        self.pending = mx.array([], dtype=mx.int32)
+
+    def prefill(self, prompt_ids) -> None:
+        ids = _ids(prompt_ids)
+        # Everything but the last prompt token goes into the cache now; the last one
+        # stays pending so the first verification pass produces the row for draft 1.
+        for start in range(0, ids.shape[0] - 1, PREFILL_CHUNK):
+            chunk = ids[start : min(start + PREFILL_CHUNK, ids.shape[0] - 1)]
+            self.model(chunk[None], cache=self.cache)
+            mx.eval([c.state for c in self.cache])
+        self.committed = ids.shape[0] - 1
+        self.pending = ids[-1:]
+
+    def forward(self, inputs: mx.array) -> mx.array:
+        return self.model(inputs[None], cache=self.cache)[0]
+
+    def extend(self, tokens: mx.array) -> mx.array:
+        """Feed pending + tokens; return their logits rows, one per fed token."""
+        inputs = mx.concatenate([self.pending, tokens]) if tokens.size else self.pending
+        self.pending = mx.array([], dtype=mx.int32)
+        return self.forward(inputs)
+
+    def commit(self, n_valid: int, pending: mx.array) -> None:
+        excess = self.cache[0].offset - (self.committed + n_valid)
+        if excess:
+            trim_prompt_cache(self.cache, excess)
+        self.committed += n_valid
+        self.pending = pending
+
+
+class RecomputeSequence:
+    """Reference strategy: no cache; each call scores the whole prefix again."""
+
+    def __init__(self, model):
+        self.model = model
+        self.tokens = mx.array([], dtype=mx.int32)  # everything fed, committed or not
+        self.committed = 0
+        self.pending = mx.array([], dtype=mx.int32)
+
+    def prefill(self, prompt_ids) -> None:
+        ids = _ids(prompt_ids)
+        self.tokens, self.committed, self.pending = ids[:-1], ids.shape[0] - 1, ids[-1:]
+
+    def forward(self, inputs: mx.array) -> mx.array:
+        self.tokens = mx.concatenate([self.tokens, inputs])
+        return self.model(self.tokens[None])[0, -inputs.shape[0] :]
+
+    def extend(self, tokens: mx.array) -> mx.array:
+        inputs = mx.concatenate([self.pending, tokens]) if tokens.size else self.pending
+        self.pending = mx.array([], dtype=mx.int32)
+        return self.forward(inputs)
+
+    def commit(self, n_valid: int, pending: mx.array) -> None:
+        self.committed += n_valid
+        self.tokens = self.tokens[: self.committed]
+        self.pending = pending
+
+
+STRATEGIES: dict[str, Callable[[object], Sequence]] = {
+    "cache": KVCacheSequence,
+    "recompute": RecomputeSequence,
+}
+
+
+def make_sequence(model, strategy="cache") -> Sequence:
+    """A fresh committed-state object for `model` ('cache', 'recompute' or a factory)."""
+    if callable(strategy) and not isinstance(strategy, str):
+        return strategy(model)
+    try:
+        return STRATEGIES[strategy](model)
+    except KeyError:
+        raise SpecDecError(f"unknown state strategy {strategy!r}; expected one of {sorted(STRATEGIES)}") from None
