@@ -1,0 +1,60 @@
+"""Corpora: the bundled offline story generator and TinyStories readers.
+
+    iter_texts("bundled")                      # generated stories, no download
+    iter_texts("data/TinyStoriesV2-GPT4-train.txt")
+    iter_texts("data/", split="valid")         # picks *valid*.txt / .json / .jsonl
+    iter_texts("hub")                          # downloads roneneldan/TinyStories (online only)
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Iterator
+
+from ..errors import SpecDecError
+from .stories import generate_story, iter_stories
+from .tinystories import HUB_REPO, iter_hub, iter_path, normalise_split
+
+__all__ = ["iter_texts", "iter_stories", "generate_story", "parse_corpus"]
+
+
+def parse_corpus(corpus: str) -> tuple[str, str | None]:
+    """("bundled", None), ("hub", repo) or ("path", path) for a corpus spec."""
+    if not isinstance(corpus, str) or not corpus.strip():
+        raise SpecDecError(f"corpus must be 'bundled', 'hub[:repo]' or a path, got {corpus!r}")
+    corpus = corpus.strip()
+    if corpus == "bundled":
+        return "bundled", None
+    if corpus == "hub":
+        return "hub", HUB_REPO
+    if corpus.startswith("hub:"):
+        repo = corpus[4:].strip()
+        if repo.count("/") != 1 or not all(repo.split("/")):
+            raise SpecDecError(f"corpus {corpus!r}: expected 'hub:<owner>/<dataset>', e.g. 'hub:{HUB_REPO}'")
+        return "hub", repo
+    if not Path(corpus).exists():
+        raise SpecDecError(
+            f"corpus {corpus!r} is neither 'bundled', 'hub[:repo]' nor an existing file or directory"
+        )
+    return "path", corpus
+
+
+def iter_texts(corpus: str = "bundled", split: str = "train", n: int | None = None,
+               seed: int = 0) -> Iterator[str]:
+    """Stream stories of `split` ("train" or "valid") from a corpus, at most n.
+
+    `seed` selects the bundled stream; files are read in their own order.
+    Errors in the spec are raised here, before the first story is read.
+    """
+    kind, arg = parse_corpus(corpus)
+    split = normalise_split(split)
+    if n is not None and (not isinstance(n, int) or n < 0):
+        raise SpecDecError(f"n must be a non-negative integer or None, got {n!r}")
+    if kind == "bundled":
+        return iter_stories(split, n, seed)
+    if kind == "hub":
+        return iter_hub(split, n, arg)
+    from .tinystories import split_files
+
+    split_files(arg, split)  # validate eagerly: a bad directory fails at the call, not mid-training
+    return iter_path(arg, split, n)
