@@ -231,3 +231,17 @@ def test_speculative_greedy_with_the_target_as_its_own_drafter_accepts_every_dra
     new_ids, stats = speculative_generate(target, target, prompt, n, k=4)
     assert new_ids == ref["target_greedy"].tolist()
     assert stats.accepted == stats.drafted
+
+
+def test_speculative_greedy_with_partial_acceptance_equals_target_greedy(target, ref):
+    # The same weights with a narrower local window: a drafter that agrees with
+    # the target only some of the time, so rounds end in accepted prefixes of
+    # every length, each followed by a rollback of the GPT-Neo caches.
+    from mlx_specdec.generate import speculative_generate
+
+    prompt = ref["greedy_prompt"].tolist()
+    n = len(ref["target_greedy"])
+    narrow = hf_model("target", window_size=4)
+    new_ids, stats = speculative_generate(target, narrow, prompt, n, k=4)
+    assert new_ids == ref["target_greedy"].tolist()
+    assert 0 < stats.accepted < stats.drafted
