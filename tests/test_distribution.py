@@ -1,0 +1,99 @@
+"""The full sampled loop keeps the target's distribution (fixed seeds, derived tolerances)."""
+
+import itertools
+import math
+
+import numpy as np
+import pytest
+
+from mlx_specdec import speculative_generate
+from mlx_specdec.sampling import SamplingPolicy
+from tests.mocks import TableLM
+
+V = 4
+PROMPT = [1, 2]
+
+
+def chi2_critical(df: int, z: float = 3.09) -> float:
+    """Wilson-Hilferty upper quantile of chi-square(df); z=3.09 is the 0.001 tail."""
+    return df * (1 - 2 / (9 * df) + z * math.sqrt(2 / (9 * df))) ** 3
+
+
+def softmax(x, temperature=1.0):
+    e = np.exp((x - x.max()) / temperature)
+    return e / e.sum()
+
+
+def target_joint(model, prompt, n, policy_probs):
+    """Exact joint probability of the first n sampled tokens under the target."""
+    joint = {}
+    for seq in itertools.product(range(V), repeat=n):
+        ctx, prob = list(prompt), 1.0
+        for tok in seq:
+            prob *= policy_probs(model.next_logits(ctx[-2], ctx[-1]))[tok]
+            ctx.append(tok)
+        joint[seq] = prob
+    return joint
+
+
+def chi_square_test(samples, joint) -> tuple[float, float]:
+    """Pearson chi-square of samples against exact probabilities; cells expected
+    fewer than 5 times are pooled into one bin. Returns (statistic, 0.001 critical value)."""
+    n = len(samples)
+    counts = {seq: 0 for seq in joint}
+    for s in samples:
+        counts[tuple(s)] += 1
+    bins = [(counts[s], n * p) for s, p in joint.items() if n * p >= 5]
+    rare = [(counts[s], n * p) for s, p in joint.items() if n * p < 5]
+    if rare:
+        bins.append((sum(c for c, _ in rare), sum(e for _, e in rare)))
+    stat = sum((c - e) ** 2 / e for c, e in bins)
+    return stat, chi2_critical(len(bins) - 1)
+
+
+@pytest.mark.parametrize("strategy", ["cache", "recompute"])
+def test_sampled_loop_reproduces_target_joint_distribution(strategy):
+    target = TableLM(V, seed=3, sharpness=1.0)
+    # A drafter whose q differs a lot from p: sharp and unrelated.
+    drafter = TableLM(V, seed=11, sharpness=4.0)
+    joint = target_joint(target, PROMPT, 3, softmax)
+    n = 3000 if strategy == "cache" else 1500
+    samples, accepted, drafted = [], 0, 0
+    for seed in range(n):
+        out, stats = speculative_generate(target, drafter, PROMPT, 3, k=2, temperature=1.0, seed=seed, strategy=strategy)
+        samples.append(out)
+        accepted += stats.accepted
+        drafted += stats.drafted
+    stat, critical = chi_square_test(samples, joint)
+    assert stat < critical
+    assert 0 < accepted < drafted  # the test exercised both acceptance and rejection
+
+
+def test_sampled_loop_with_top_k_and_top_p_matches_the_policy():
+    target = TableLM(V, seed=5, sharpness=1.5)
+    drafter = TableLM(V, seed=6, sharpness=1.5)
+    policy = SamplingPolicy(temperature=0.8, top_k=3, top_p=0.9)
+
+    def policy_probs(logits):
+        import mlx.core as mx
+
+        return np.array(policy.probs(mx.array(logits)[None])[0])
+
+    joint = {s: p for s, p in target_joint(target, PROMPT, 2, policy_probs).items()}
+    support = {s: p for s, p in joint.items() if p > 0}
+    n = 2500
+    samples = [
+        tuple(speculative_generate(target, drafter, PROMPT, 2, k=2, temperature=0.8, top_k=3, top_p=0.9, seed=s)[0])
+        for s in range(n)
+    ]
+    assert all(s in support for s in samples)  # nothing outside the policy's support
+    stat, critical = chi_square_test(samples, support)
+    assert stat < critical
+
+
+def test_seeded_sampling_is_reproducible():
+    target, drafter = TableLM(V, seed=3, sharpness=1.0), TableLM(V, seed=4)
+    a = speculative_generate(target, drafter, PROMPT, 30, k=3, temperature=1.0, seed=42)[0]
+    b = speculative_generate(target, drafter, PROMPT, 30, k=3, temperature=1.0, seed=42)[0]
+    c = speculative_generate(target, drafter, PROMPT, 30, k=3, temperature=1.0, seed=43)[0]
+    assert a == b and a != c
