@@ -209,31 +209,56 @@ def speculative_generate(
     return new_ids, stats
 
 
-def greedy_stream(model, prompt_ids, max_new_tokens: int, *, eos_id=None, strategy="cache") -> Iterator[int]:
-    """Plain greedy decoding, one target pass per token, yielding ids.
+def plain_stream(
+    model,
+    prompt_ids,
+    max_new_tokens: int,
+    *,
+    eos_id: int | None = None,
+    temperature: float = 0.0,
+    top_k: int | None = None,
+    top_p: float | None = None,
+    seed: int | None = None,
+    strategy="cache",
+) -> Iterator[int]:
+    """Plain decoding, one target pass per token, yielding ids (the baseline).
 
     The next step is queued with `mx.async_eval` before the current token is
     read on the host, so the baseline overlaps host and device work the way
     mlx-lm's own generator does: it is a fair baseline, not a strawman.
     """
+    policy = SamplingPolicy(temperature, top_k, top_p)
     prompt = _check_request(model, prompt_ids, max_new_tokens)
     if max_new_tokens == 0:
         return
+    key = None if policy.greedy else _seed_key(seed)
     seq = make_sequence(model, strategy)
     seq.prefill(prompt)
-    token = mx.argmax(seq.extend(mx.array([], dtype=mx.int32))[-1])
-    mx.async_eval(token)
+    nothing = mx.array([], dtype=mx.int32)
+
+    def step():
+        nonlocal key
+        step_key = None
+        if key is not None:
+            key, step_key = mx.random.split(key)
+        token = policy.pick(seq.extend(nothing)[-1:], step_key)[0].astype(mx.int32)
+        seq.commit(1, token)
+        mx.async_eval(token)
+        return token
+
+    token = step()
     for produced in range(max_new_tokens):
-        seq.commit(1, token.reshape(1).astype(mx.int32))
-        following = None
-        if produced + 1 < max_new_tokens:
-            following = mx.argmax(seq.extend(mx.array([], dtype=mx.int32))[-1])
-            mx.async_eval(following)
+        following = step() if produced + 1 < max_new_tokens else None
         tid = token.item()
         yield tid
         if tid == eos_id:
             return
         token = following
+
+
+def greedy_stream(model, prompt_ids, max_new_tokens: int, *, eos_id=None, strategy="cache") -> Iterator[int]:
+    """Plain greedy decoding as a generator of ids."""
+    return plain_stream(model, prompt_ids, max_new_tokens, eos_id=eos_id, strategy=strategy)
 
 
 def greedy_generate(model, prompt_ids, max_new_tokens: int, *, eos_id=None, strategy="cache") -> list[int]:
@@ -249,3 +274,176 @@ def draft_greedy(drafter, ctx_ids, k: int) -> list[int]:
         nxt = mx.argmax(drafter(mx.array(ids + out)[None])[0, -1]).item()
         out.append(nxt)
     return out
+
+
+# ---------------------------------------------------------------------------
+# Command line: python -m mlx_specdec.generate
+# ---------------------------------------------------------------------------
+
+
+def encode_prompt(tokenizer, text: str) -> list[int]:
+    if hasattr(tokenizer, "bos_id"):  # StoryTokenizer: models were trained with BOS
+        return tokenizer.encode(text, bos=True)
+    return list(tokenizer.encode(text))
+
+
+def _parser():
+    import argparse
+
+    p = argparse.ArgumentParser(
+        prog="python -m mlx_specdec.generate",
+        description="Lossless speculative decoding with MLX. Defaults to the shipped StoryLM pair (1M drafts for 5M).",
+    )
+    p.add_argument("--model", help="target: a model-store folder, an mlx-lm folder or a hub id (default: storylm-5m)")
+    p.add_argument("--draft-model", help="drafter sharing the target's tokenizer (default: storylm-1m with the default target)")
+    p.add_argument("--no-draft", action="store_true", help="plain decoding of the target, no speculation")
+    p.add_argument("-k", "--num-draft-tokens", type=int, default=4, help="draft tokens per round (default 4)")
+    p.add_argument("--prompt", default="Once upon a time", help="prompt text")
+    p.add_argument("--max-tokens", type=int, default=200, help="exact cap on generated tokens (default 200)")
+    p.add_argument("--temp", type=float, default=0.0, help="sampling temperature; 0 = greedy (default)")
+    p.add_argument("--top-p", type=float, default=None, help="nucleus sampling mass in (0, 1]")
+    p.add_argument("--top-k", type=int, default=None, help="sample among the k most likely tokens")
+    p.add_argument("--seed", type=int, default=None, help="random seed for sampling")
+    p.add_argument("--strategy", default="cache", choices=["cache", "recompute"], help="committed-state strategy")
+    p.add_argument("--compare", action="store_true", help="also run plain decoding of the target and report the speedup")
+    p.add_argument("--json", action="store_true", help="print one JSON record instead of streaming text")
+    return p
+
+
+def _timed(stream, on_item=None):
+    """Drain a stream, timing it; every item has been synchronised by the loop itself."""
+    import time
+
+    items = []
+    start = time.perf_counter()
+    try:
+        for item in stream:
+            items.append(item)
+            if on_item is not None:
+                on_item(item)
+    except KeyboardInterrupt:
+        return items, time.perf_counter() - start, True
+    mx.synchronize()
+    return items, time.perf_counter() - start, False
+
+
+def main(argv=None) -> int:
+    import sys
+
+    args = _parser().parse_args(argv)
+    try:
+        return _run(args)
+    except SpecDecError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+
+
+def _run(args) -> int:
+    import json
+    import sys
+
+    from .console import LEGEND, TokenStream, print_summary
+    from .loading import DEFAULT_DRAFTER, DEFAULT_TARGET, check_pair, load
+
+    policy = SamplingPolicy(args.temp, args.top_k, args.top_p)  # validate before loading anything
+    k = args.num_draft_tokens
+    if k < 1:
+        raise SpecDecError(f"--num-draft-tokens must be >= 1, got {k}")
+    if args.max_tokens < 0:
+        raise SpecDecError(f"--max-tokens must be >= 0, got {args.max_tokens}")
+    if not args.prompt:
+        raise SpecDecError("--prompt is empty")
+    target_name = args.model or DEFAULT_TARGET
+    draft_name = None
+    if not args.no_draft:
+        draft_name = args.draft_model or (DEFAULT_DRAFTER if args.model is None else None)
+
+    target, tokenizer = load(target_name)
+    drafter = None
+    if draft_name is not None:
+        drafter, draft_tok = load(draft_name)
+        check_pair(tokenizer, draft_tok, target_name, draft_name)
+    prompt = encode_prompt(tokenizer, args.prompt)
+    eos_id = getattr(tokenizer, "eos_token_id", None)
+    sampling = dict(temperature=policy.temperature, top_k=policy.top_k, top_p=policy.top_p, seed=args.seed)
+
+    def run_plain():
+        return plain_stream(target, prompt, args.max_tokens, eos_id=eos_id, strategy=args.strategy, **sampling)
+
+    def run_spec(stats):
+        return speculative_stream(
+            target, drafter, prompt, args.max_tokens, k=k, eos_id=eos_id, strategy=args.strategy,
+            stats=stats, **sampling,
+        )
+
+    if args.compare and drafter is not None:
+        # Warm both paths up so neither pays first-call costs inside the timed run.
+        list(plain_stream(target, prompt, min(8, args.max_tokens), strategy=args.strategy))
+        list(speculative_stream(target, drafter, prompt, min(8, args.max_tokens), k=k, strategy=args.strategy))
+
+    show = not args.json
+    view = TokenStream(tokenizer, prompt=prompt, legend=LEGEND if drafter is not None else None) if show else None
+
+    stats = SpecStats()
+    if drafter is not None:
+        emissions, seconds, interrupted = _timed(run_spec(stats), (lambda e: view.write(e.ids, e.kinds)) if show else None)
+        new_ids = [t for e in emissions for t in e.ids]
+    else:
+        new_ids, seconds, interrupted = _timed(run_plain(), (lambda t: view.write([t])) if show else None)
+        stats.generated = stats.target_passes = len(new_ids)
+    if show:
+        view.finish()
+
+    record = {
+        "model": target_name,
+        "draft_model": draft_name,
+        "k": k if drafter is not None else None,
+        "temperature": policy.temperature,
+        "prompt": args.prompt,
+        "prompt_tokens": len(prompt),
+        "ids": new_ids,
+        "text": tokenizer.decode(new_ids),
+        "stats": stats.as_dict(),
+        "seconds": seconds,
+        "tokens_per_s": len(new_ids) / seconds if seconds > 0 else 0.0,
+        "interrupted": interrupted,
+    }
+    if args.compare and drafter is not None and not interrupted:
+        plain_ids, plain_seconds, _ = _timed(run_plain())
+        record["compare"] = {
+            "plain_tokens_per_s": len(plain_ids) / plain_seconds if plain_seconds > 0 else 0.0,
+            "speedup": (len(new_ids) / seconds) / (len(plain_ids) / plain_seconds) if plain_seconds > 0 and seconds > 0 else 0.0,
+            "identical": plain_ids == new_ids if policy.greedy else None,
+        }
+
+    if args.json:
+        print(json.dumps(record))
+    else:
+        rows = [("generated", f"{len(new_ids)} tokens in {seconds:.2f} s ({record['tokens_per_s']:.1f} tokens/s)")]
+        if drafter is not None:
+            rows += [
+                ("target passes", str(stats.target_passes)),
+                ("drafted / accepted", f"{stats.drafted} / {stats.accepted}"),
+                ("acceptance rate", f"{stats.acceptance_rate:.1%}"),
+                ("tokens per target pass", f"{stats.tokens_per_pass:.2f}"),
+            ]
+        if "compare" in record:
+            c = record["compare"]
+            rows.append(("plain decoding", f"{c['plain_tokens_per_s']:.1f} tokens/s"))
+            rows.append(("speedup", f"{c['speedup']:.2f}x"))
+            if c["identical"] is not None:
+                rows.append(("identical to plain greedy", "yes" if c["identical"] else "NO"))
+        title = f"{draft_name} drafting for {target_name}, k={k}" if drafter is not None else f"{target_name}, plain decoding"
+        if interrupted:
+            title += " (interrupted)"
+        print_summary(rows, title)
+        if "compare" in record and record["compare"]["identical"] is False:
+            print("error: speculative output differs from plain greedy output", file=sys.stderr)
+            return 1
+    return 130 if interrupted else 0
+
+
+if __name__ == "__main__":
+    import sys
+
+    sys.exit(main())

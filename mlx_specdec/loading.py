@@ -1,0 +1,169 @@
+"""`load()`: one entry point for every model a user can point us at.
+
+* a model-store folder (config.json with model_type "storylm" or "gpt_neo"),
+* an mlx-lm model folder (anything mlx-lm's own loader understands),
+* a hub repo id ("owner/name"), resolved only when online; a GPT-Neo repo is
+  converted into the store format on the way.
+
+and `check_pair()`: refuse a drafter/target pair whose token ids mean
+different things.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+from .errors import IncompatibleModelsError, ModelLoadError
+
+# Where `python -m mlx_specdec.generate` finds the shipped StoryLM ladder.
+REPO_MODELS = Path(__file__).resolve().parents[1] / "models"
+DEFAULT_TARGET = "storylm-5m"
+DEFAULT_DRAFTER = "storylm-1m"
+
+
+def resolve_model_path(name: str) -> Path | None:
+    """A local folder for `name`: as given, or a shipped store model by name."""
+    path = Path(name).expanduser()
+    if path.exists():
+        return path
+    for base in (Path("models"), REPO_MODELS):
+        if (base / name).is_dir():
+            return base / name
+    return None
+
+
+def _looks_like_repo_id(name: str) -> bool:
+    parts = name.split("/")
+    return len(parts) == 2 and all(parts) and not name.startswith((".", "/", "~"))
+
+
+def _cast_for_device(model):
+    import mlx.core as mx
+
+    # Half-precision matmuls on the CPU skip BLAS (~7 GFLOP/s): compute in fp32 there.
+    if mx.default_device() == mx.cpu:
+        model.set_dtype(mx.float32, lambda t: t in (mx.float16, mx.bfloat16))
+    return model
+
+
+def _load_folder(path: Path):
+    config_file = path / "config.json"
+    if not path.is_dir():
+        raise ModelLoadError(f"model path {str(path)!r} is not a directory; expected a model folder")
+    if not config_file.is_file():
+        raise ModelLoadError(f"model folder {str(path)!r} is missing config.json")
+    try:
+        config = json.loads(config_file.read_text())
+    except (json.JSONDecodeError, UnicodeDecodeError) as e:
+        raise ModelLoadError(f"{config_file} is not valid JSON ({e})") from None
+    model_type = config.get("model_type") if isinstance(config, dict) else None
+    if model_type == "storylm":
+        from .models.store import load_store
+
+        return load_store(path)
+    if model_type == "gpt_neo":
+        if "architecture" in config:  # our store format
+            from .models.gpt_neo import load_gpt_neo
+
+            return load_gpt_neo(path)
+        raise ModelLoadError(
+            f"{str(path)!r} is a Hugging Face GPT-Neo folder; convert it first: "
+            f"python -m mlx_specdec.convert {path} --out models/NAME"
+        )
+    return _load_mlx_lm(path)
+
+
+def _load_mlx_lm(path: Path):
+    from mlx_lm.utils import load as mlx_lm_load
+
+    if not any(path.glob("*.safetensors")):
+        raise ModelLoadError(f"model folder {str(path)!r} has no *.safetensors weights")
+    try:
+        model, tokenizer = mlx_lm_load(str(path))
+    except (ValueError, KeyError, FileNotFoundError, OSError) as e:
+        msg = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+        raise ModelLoadError(f"mlx-lm cannot load {str(path)!r}: {msg}") from None
+    return _cast_for_device(model), tokenizer
+
+
+def _download(repo: str) -> Path:
+    if os.environ.get("HF_HUB_OFFLINE", "0") not in ("0", "", "false", "False"):
+        raise ModelLoadError(f"{repo!r} is not a local folder and the hub is disabled (HF_HUB_OFFLINE is set)")
+    from huggingface_hub import snapshot_download
+
+    patterns = ["*.json", "*.safetensors", "tokenizer.model", "*.txt", "*.tiktoken", "*.py"]
+    try:
+        return Path(snapshot_download(repo, allow_patterns=patterns, etag_timeout=10))
+    except Exception as e:  # offline, unknown repo, gated repo: all end here
+        msg = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+        raise ModelLoadError(f"cannot fetch {repo!r} from the hub ({type(e).__name__}: {msg[:160]})") from None
+
+
+def load(path_or_repo: str | os.PathLike):
+    """Load ``(model, tokenizer)`` from a store folder, an mlx-lm folder or a hub id."""
+    name = str(path_or_repo)
+    local = resolve_model_path(name)
+    if local is not None:
+        return _load_folder(local)
+    if not _looks_like_repo_id(name):
+        raise ModelLoadError(f"model path {name!r} does not exist (and is not a hub repo id like 'owner/name')")
+    folder = _download(name)
+    config = json.loads((folder / "config.json").read_text()) if (folder / "config.json").is_file() else {}
+    if config.get("model_type") == "gpt_neo":
+        from .convert import convert_hf_folder
+
+        out = Path(os.environ.get("MLX_SPECDEC_CACHE", Path.home() / ".cache" / "mlx-specdec")) / name.replace("/", "--")
+        if not (out / "config.json").is_file():
+            convert_hf_folder(folder, out, source=name)
+        return _load_folder(out)
+    return _load_folder(folder)
+
+
+def _vocab_table(tokenizer) -> dict | None:
+    for obj in (tokenizer, getattr(tokenizer, "_tokenizer", None)):
+        get_vocab = getattr(obj, "get_vocab", None)
+        if callable(get_vocab):
+            return get_vocab()
+    return None
+
+
+def check_pair(target_tok, draft_tok, target_name: str, draft_name: str) -> None:
+    """Refuse a drafter whose token ids do not mean the target's tokens."""
+    t_fp, d_fp = getattr(target_tok, "fingerprint", None), getattr(draft_tok, "fingerprint", None)
+    if t_fp is not None and d_fp is not None:
+        from .models.tokenizer import check_same_tokenizer
+
+        check_same_tokenizer(t_fp, d_fp, target_name, draft_name)
+        return
+    t_vocab, d_vocab = _vocab_table(target_tok), _vocab_table(draft_tok)
+    if t_vocab is None or d_vocab is None:
+        t_kind, d_kind = type(target_tok).__name__, type(draft_tok).__name__
+        if t_kind != d_kind:
+            raise IncompatibleModelsError(
+                f"drafter {draft_name!r} ({d_kind}) and target {target_name!r} ({t_kind}) use different tokenizers"
+            )
+        return
+    if len(t_vocab) != len(d_vocab):
+        raise IncompatibleModelsError(
+            f"drafter {draft_name!r} has a {len(d_vocab)}-token vocabulary, target {target_name!r} {len(t_vocab)}: "
+            "their token ids do not match"
+        )
+    if t_vocab != d_vocab:
+        token = next(t for t, i in d_vocab.items() if t_vocab.get(t) != i)
+        raise IncompatibleModelsError(
+            f"drafter {draft_name!r} and target {target_name!r} map token {token!r} to different ids "
+            f"({d_vocab[token]} vs {t_vocab.get(token)})"
+        )
+
+
+def load_pair(target: str, drafter: str):
+    """Load a target and a drafter and check they share token ids.
+
+    Returns ``(target_model, draft_model, tokenizer)`` (the target's tokenizer).
+    """
+    target_model, target_tok = load(target)
+    draft_model, draft_tok = load(drafter)
+    check_pair(target_tok, draft_tok, target, drafter)
+    return target_model, draft_model, target_tok
