@@ -1,0 +1,420 @@
+"""Convert checkpoints into the model store.
+
+    python -m mlx_specdec.convert roneneldan/TinyStories-33M --out models/tinystories-33m
+    python -m mlx_specdec.convert path/to/hf_folder --out models/NAME
+    python -m mlx_specdec.convert weights.npz --key-map map.json --config cfg.json \\
+        --tokenizer tokenizer.model --out models/NAME
+
+A Hugging Face GPT-Neo folder (or hub repo id, downloaded only when online)
+becomes a GPT-Neo store folder: config.json {"model_type": "gpt_neo",
+"architecture": {...}, "dtype": "float16", "source": SRC, ...},
+model.safetensors (float16, module names), the original tokenizer files and a
+README.md card. A plain state dict (.npz or .safetensors) plus a key map
+becomes a StoryLM store folder through mlx_specdec.models.store.save_model.
+
+Every folder is written to a temporary sibling first and moved into place
+with os.replace, so a reader never sees half a model. Every way the input
+can be wrong ends in a one-line SpecDecError.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import shutil
+import socket
+import sys
+import tempfile
+from pathlib import Path
+from urllib.parse import urlparse
+
+import mlx_specdec  # noqa: F401  (binds OpenBLAS before mlx.core on Linux)
+import mlx.core as mx
+import numpy as np
+from mlx.utils import tree_flatten
+
+from .errors import ModelLoadError, SpecDecError
+from .models.gpt_neo import (
+    CONFIG,
+    TOKENIZER_FILES,
+    WEIGHTS,
+    Model,
+    ModelArgs,
+    check_weights,
+    load_tokenizer,
+    tokenizer_fingerprint,
+)
+
+GPT_NEO_ARCH = "GPTNeoForCausalLM"
+FP16_MAX = 65504.0
+REPO_ID = re.compile(r"^[A-Za-z0-9][\w.-]*/[\w.-]+$")
+
+
+# ---------------------------------------------------------------- source resolution
+
+
+def _hub_offline() -> bool:
+    flag = os.environ.get("HF_HUB_OFFLINE", "").strip().lower()
+    return flag in ("1", "true", "yes", "on")
+
+
+def _hub_reachable(endpoint: str, timeout: float = 5.0) -> str | None:
+    """None when a TCP connection to the hub opens within `timeout`, else the reason."""
+    url = urlparse(endpoint)
+    port = url.port or (443 if url.scheme == "https" else 80)
+    try:
+        socket.create_connection((url.hostname, port), timeout=timeout).close()
+        return None
+    except OSError as e:
+        return str(e) or type(e).__name__
+
+
+def resolve_source(src: str) -> Path:
+    """A local path as is; a hub repo id downloaded (config, weights, tokenizer) when online."""
+    path = Path(src).expanduser()
+    if path.exists():
+        return path
+    if not REPO_ID.match(src) or src.startswith((".", "/", "~")):
+        raise SpecDecError(f"source {src!r} does not exist; expected a Hugging Face folder, a state-dict file or a hub repo id")
+    if _hub_offline():
+        raise SpecDecError(
+            f"{src!r} is not a local path and the hub is offline (HF_HUB_OFFLINE is set); "
+            "download it elsewhere and pass the folder"
+        )
+    from huggingface_hub import constants, snapshot_download
+
+    # Probe first: without a network the hub client can spend minutes in retries.
+    reason = _hub_reachable(constants.ENDPOINT)
+    if reason is not None:
+        raise SpecDecError(f"cannot reach the Hugging Face hub to download {src!r} ({reason}); pass a local folder")
+    try:
+        folder = snapshot_download(
+            src,
+            allow_patterns=[CONFIG, "*.safetensors", "model.safetensors.index.json", "pytorch_model.bin", *TOKENIZER_FILES],
+        )
+    except Exception as e:
+        msg = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+        raise SpecDecError(f"could not download {src!r} from the hub ({type(e).__name__}: {msg})") from None
+    return Path(folder)
+
+
+# ---------------------------------------------------------------- reading checkpoints
+
+
+def _first_line(e: Exception) -> str:
+    s = str(e).strip()
+    return s.splitlines()[0] if s else type(e).__name__
+
+
+def load_safetensors(path: Path) -> dict:
+    try:
+        return dict(mx.load(str(path), format="safetensors"))
+    except Exception as e:
+        raise ModelLoadError(f"{path} is not a readable safetensors file ({_first_line(e)})") from None
+
+
+def load_torch_bin(path: Path) -> dict:
+    try:
+        import torch
+    except ImportError:
+        raise ModelLoadError(
+            f"{path} is a PyTorch checkpoint and torch is not installed; "
+            "install torch (pip install torch) or provide model.safetensors"
+        ) from None
+    try:
+        state = torch.load(str(path), map_location="cpu", weights_only=True)
+    except Exception as e:
+        raise ModelLoadError(f"{path} is not a readable PyTorch checkpoint ({_first_line(e)})") from None
+    return {k: mx.array(v.detach().float().numpy()) for k, v in state.items() if hasattr(v, "detach")}
+
+
+def read_hf_weights(folder: Path) -> dict:
+    """Weights of an HF folder: model.safetensors, sharded safetensors, or pytorch_model.bin."""
+    single, index, torch_bin = folder / WEIGHTS, folder / "model.safetensors.index.json", folder / "pytorch_model.bin"
+    if single.is_file():
+        return load_safetensors(single)
+    if index.is_file():
+        try:
+            shards = sorted(set(json.loads(index.read_text())["weight_map"].values()))
+        except (json.JSONDecodeError, KeyError, AttributeError, UnicodeDecodeError):
+            raise ModelLoadError(f"{index} is not a valid safetensors index") from None
+        weights = {}
+        for shard in shards:
+            if not (folder / shard).is_file():
+                raise ModelLoadError(f"{index} names shard {shard!r}, which is missing from {folder}")
+            weights.update(load_safetensors(folder / shard))
+        return weights
+    if torch_bin.is_file():
+        return load_torch_bin(torch_bin)
+    raise ModelLoadError(f"{str(folder)!r} has no weights: expected {WEIGHTS} or pytorch_model.bin")
+
+
+def read_hf_config(folder: Path) -> dict:
+    path = folder / CONFIG
+    if not path.is_file():
+        raise ModelLoadError(f"{str(folder)!r} is missing {CONFIG}; expected a Hugging Face model folder")
+    try:
+        config = json.loads(path.read_text())
+    except (json.JSONDecodeError, UnicodeDecodeError) as e:
+        raise ModelLoadError(f"{path} is not valid JSON ({e})") from None
+    if not isinstance(config, dict):
+        raise ModelLoadError(f"{path} must hold a JSON object")
+    archs = config.get("architectures") or []
+    model_type = config.get("model_type")
+    if model_type != "gpt_neo" or (archs and GPT_NEO_ARCH not in archs):
+        found = ", ".join(map(str, archs)) or f"model_type {model_type!r}"
+        raise ModelLoadError(
+            f"{path} describes {found}; only {GPT_NEO_ARCH} (model_type 'gpt_neo') can be converted"
+        )
+    return config
+
+
+def read_hf_gpt_neo(folder) -> tuple[Model, dict]:
+    """(module with float32 weights, the HF config) from a Hugging Face GPT-Neo folder."""
+    folder = Path(folder)
+    config = read_hf_config(folder)
+    model = Model(ModelArgs.from_dict(config))
+    weights = model.sanitize(read_hf_weights(folder))
+    check_weights(model, weights, str(folder))
+    model.load_weights([(k, v.astype(mx.float32)) for k, v in weights.items()])
+    mx.eval(model.parameters())
+    return model, config
+
+
+# ---------------------------------------------------------------- writing store folders
+
+
+def fp16_weights(model) -> dict:
+    out = {}
+    for name, w in tree_flatten(model.parameters()):
+        peak = mx.abs(w.astype(mx.float32)).max().item()
+        if not np.isfinite(peak) or peak > FP16_MAX:
+            raise ModelLoadError(f"parameter {name!r} has values up to {peak}, beyond float16's range")
+        out[name] = w.astype(mx.float16)
+    return out
+
+
+def atomic_folder(out: Path, fill) -> Path:
+    """Build a folder with fill(tmp_path) next to `out`, then move it into place."""
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.tmp-", dir=out.parent))
+    try:
+        fill(tmp)
+        umask = os.umask(0)
+        os.umask(umask)
+        tmp.chmod(0o777 & ~umask)  # mkdtemp makes it private; a model folder is not
+        old = None
+        if out.exists():
+            # rename cannot replace a non-empty folder: move the old one aside, then delete it.
+            old = out.parent / f".{out.name}.old-{os.getpid()}"
+            os.replace(out, old)
+        os.replace(tmp, out)
+        if old is not None:
+            shutil.rmtree(old, ignore_errors=True)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return out
+
+
+def gpt_neo_card(name: str, config: dict, n_params: int) -> str:
+    a = config["architecture"]
+    kinds = a["attention_layers"]
+    return "\n".join(
+        [
+            f"# {name}",
+            "",
+            f"GPT-Neo converted to MLX from `{config['source']}` by `python -m mlx_specdec.convert`.",
+            "The port (mlx_specdec/models/gpt_neo.py) is checked against Hugging Face transformers'",
+            "GPTNeoForCausalLM on random configurations (tests/test_gpt_neo.py). See the source",
+            "repository for the license, training data and intended use.",
+            "",
+            "## Architecture",
+            "",
+            f"- parameters: {n_params:,} (tied embedding counted once)" if a["tie_word_embeddings"]
+            else f"- parameters: {n_params:,}",
+            f"- hidden {a['hidden_size']}, {a['num_layers']} layers ({', '.join(kinds)}), "
+            f"{a['num_heads']} heads, MLP {a['intermediate_size'] or 4 * a['hidden_size']}, "
+            f"{a['activation_function']}",
+            f"- vocabulary {a['vocab_size']}, context {a['max_position_embeddings']} positions, "
+            f"local window {a['window_size']}",
+            f"- weights stored as {config['dtype']}; tokenizer fingerprint `{config['tokenizer_fingerprint']}`",
+            "",
+            "Load with `mlx_specdec.load(path)` (or `mlx_specdec.models.gpt_neo.load_gpt_neo`).",
+            "",
+        ]
+    )
+
+
+def convert_gpt_neo(src: str, out) -> Path:
+    """Hugging Face GPT-Neo folder or hub repo id -> GPT-Neo store folder at `out`."""
+    folder = resolve_source(src)
+    if not folder.is_dir():
+        raise SpecDecError(f"{src!r} is a file; a GPT-Neo source is a Hugging Face folder or hub repo id")
+    return convert_hf_folder(folder, out, source=src)
+
+
+def convert_hf_folder(folder, out, *, source: str | None = None) -> Path:
+    """A local Hugging Face GPT-Neo folder -> GPT-Neo store folder at `out`; `source` is recorded."""
+    folder = Path(folder)
+    src = source if source is not None else str(folder)
+    model, _ = read_hf_gpt_neo(folder)
+    tok_files = [f for f in TOKENIZER_FILES if (folder / f).is_file()]
+    if not {"tokenizer.json", "vocab.json"} & set(tok_files):
+        raise ModelLoadError(f"{str(folder)!r} has no tokenizer files (tokenizer.json or vocab.json + merges.txt)")
+    weights = fp16_weights(model)
+    out = Path(out)
+
+    def fill(tmp: Path) -> None:
+        for f in tok_files:
+            shutil.copyfile(folder / f, tmp / f)
+        config = {
+            "model_type": "gpt_neo",
+            "architecture": model.args.to_dict(),
+            "dtype": "float16",
+            "source": src,
+            "source_architecture": GPT_NEO_ARCH,
+        }
+        (tmp / CONFIG).write_text(json.dumps(config, indent=2) + "\n")
+        tokenizer = load_tokenizer(tmp, model.args.eos_token_id)
+        n_tok = len(tokenizer)
+        if n_tok > model.args.vocab_size:
+            raise ModelLoadError(
+                f"tokenizer in {str(folder)!r} has {n_tok} ids but the model's vocab_size is {model.args.vocab_size}"
+            )
+        config["tokenizer_fingerprint"] = tokenizer_fingerprint(tokenizer)
+        config["parameters"] = sum(w.size for w in weights.values())  # a tied head is not a parameter
+        (tmp / CONFIG).write_text(json.dumps(config, indent=2) + "\n")
+        mx.save_safetensors(str(tmp / WEIGHTS), weights, metadata={"format": "mlx"})
+        (tmp / "README.md").write_text(gpt_neo_card(out.name, config, config["parameters"]))
+
+    return atomic_folder(out, fill)
+
+
+# ---------------------------------------------------------------- StoryLM state dicts
+
+
+def load_state_dict(path: Path) -> dict:
+    if path.suffix == ".npz":
+        try:
+            with np.load(path) as data:
+                return {k: mx.array(data[k]) for k in data.files}
+        except Exception as e:
+            raise ModelLoadError(f"{path} is not a readable .npz file ({_first_line(e)})") from None
+    if path.suffix == ".safetensors":
+        return load_safetensors(path)
+    raise SpecDecError(f"state-dict file {str(path)!r} has suffix {path.suffix!r}; expected .npz or .safetensors")
+
+
+def _read_json(path, what: str):
+    p = Path(path)
+    if not p.is_file():
+        raise SpecDecError(f"{what} file {str(p)!r} does not exist")
+    try:
+        return json.loads(p.read_text())
+    except (json.JSONDecodeError, UnicodeDecodeError) as e:
+        raise SpecDecError(f"{what} file {str(p)!r} is not valid JSON ({e})") from None
+
+
+def _few(names) -> str:
+    names = list(names)
+    return ", ".join(names[:3]) + (f", ... ({len(names)} in all)" if len(names) > 3 else "")
+
+
+def map_state_dict(source: dict, key_map: dict, expected: dict, src_name: str) -> dict:
+    """Apply a {source name: module name} map, checking it covers `expected` exactly, shapes included."""
+    if not isinstance(key_map, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in key_map.items()):
+        raise SpecDecError("key map must be a JSON object mapping source tensor names to module names")
+    absent = [k for k in key_map if k not in source]
+    if absent:
+        raise SpecDecError(f"key map names source tensor(s) {_few(absent)} not found in {src_name}")
+    unknown = [v for v in key_map.values() if v not in expected]
+    if unknown:
+        raise SpecDecError(f"key map targets {_few(unknown)}, which are not parameters of the model")
+    seen: dict[str, str] = {}
+    for k, v in key_map.items():
+        if v in seen:
+            raise SpecDecError(f"key map assigns {v!r} twice (from {seen[v]!r} and {k!r})")
+        seen[v] = k
+    unassigned = [name for name in expected if name not in seen]
+    if unassigned:
+        raise SpecDecError(f"key map leaves model weights unassigned: {_few(unassigned)}")
+    out = {}
+    for k, v in key_map.items():
+        if tuple(source[k].shape) != tuple(expected[v].shape):
+            raise SpecDecError(
+                f"shape mismatch: source {k!r} is {tuple(source[k].shape)}, model {v!r} expects {tuple(expected[v].shape)}"
+            )
+        out[v] = source[k]
+    return out
+
+
+def convert_state_dict(src, out, *, key_map=None, config=None, tokenizer=None) -> Path:
+    """A plain state dict + key map + StoryLM config + tokenizer.model -> StoryLM store folder."""
+    from .models.store import save_model
+    from .models.storylm import StoryLM, StoryLMConfig
+
+    src = Path(src)
+    if not src.is_file():
+        raise SpecDecError(f"state-dict file {str(src)!r} does not exist")
+    if config is None:
+        raise SpecDecError("converting a state dict needs --config (the StoryLM architecture JSON)")
+    if tokenizer is None or not Path(tokenizer).is_file():
+        raise SpecDecError(f"converting a state dict needs --tokenizer pointing at a tokenizer.model; got {tokenizer!r}")
+    cfg = _read_json(config, "config")
+    if isinstance(cfg, dict) and isinstance(cfg.get("architecture"), dict):
+        cfg = cfg["architecture"]  # a store config.json works too
+    if not isinstance(cfg, dict):
+        raise SpecDecError(f"config file {str(config)!r} must hold a JSON object of StoryLM fields")
+    model = StoryLM(StoryLMConfig.from_dict(cfg))
+    source = load_state_dict(src)
+    mapping = _read_json(key_map, "key map") if key_map is not None else {k: k for k in source}
+    expected = dict(tree_flatten(model.parameters()))
+    weights = map_state_dict(source, mapping, expected, str(src))
+    model.load_weights([(k, v.astype(mx.float32)) for k, v in weights.items()])
+    fp16_weights(model)  # range check before anything is written
+    card = {
+        "description": f"A StoryLM converted from the state dict `{src.name}` by `python -m mlx_specdec.convert`.",
+        "converted_from": str(src),
+    }
+    return save_model(model, str(tokenizer), out, card=card)
+
+
+# ---------------------------------------------------------------- command line
+
+
+def default_out(src: str) -> Path:
+    return Path("models") / Path(src.rstrip("/")).name.lower()
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(
+        prog="python -m mlx_specdec.convert",
+        description="Convert a Hugging Face GPT-Neo folder / hub repo id, or a StoryLM state dict, into the model store.",
+    )
+    ap.add_argument("src", help="HF folder, hub repo id (e.g. roneneldan/TinyStories-33M), or a .npz/.safetensors state dict")
+    ap.add_argument("--out", help="store folder to write (default: models/<source name>)")
+    ap.add_argument("--key-map", help="JSON {source tensor name: StoryLM module name} for a state dict")
+    ap.add_argument("--config", help="StoryLM architecture JSON for a state dict")
+    ap.add_argument("--tokenizer", help="sentencepiece tokenizer.model for a state dict")
+    args = ap.parse_args(argv)
+    out = Path(args.out) if args.out else default_out(args.src)
+    try:
+        is_state_dict = Path(args.src).suffix in (".npz", ".safetensors") or any(
+            x is not None for x in (args.key_map, args.config, args.tokenizer)
+        )
+        if is_state_dict:
+            path = convert_state_dict(args.src, out, key_map=args.key_map, config=args.config, tokenizer=args.tokenizer)
+        else:
+            path = convert_gpt_neo(args.src, out)
+    except SpecDecError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    config = json.loads((path / CONFIG).read_text())
+    print(f"wrote {path} (model_type {config['model_type']}, {config.get('parameters', 0):,} parameters, float16)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
