@@ -161,6 +161,8 @@ def read_hf_config(folder: Path) -> dict:
         raise ModelLoadError(f"{path} is not valid JSON ({e})") from None
     if not isinstance(config, dict):
         raise ModelLoadError(f"{path} must hold a JSON object")
+    if isinstance(config.get("architecture"), dict):
+        raise ModelLoadError(f"{str(folder)!r} is already a model-store folder; load it with mlx_specdec.load")
     archs = config.get("architectures") or []
     model_type = config.get("model_type")
     if model_type != "gpt_neo" or (archs and GPT_NEO_ARCH not in archs):

@@ -188,6 +188,12 @@ def test_missing_source_files_are_one_line_errors(tmp_path, missing, words):
     assert not (tmp_path / "out").exists()
 
 
+def test_converting_a_store_folder_again_is_refused(store, tmp_path):
+    with pytest.raises(ModelLoadError) as e:
+        convert.convert_hf_folder(store / "target", tmp_path / "out")
+    assert "already a model-store folder" in one_line(e)
+
+
 def test_config_weight_shape_mismatch_is_a_one_line_error(tmp_path):
     src = copy_fixture(tmp_path)
     cfg = json.loads((src / "config.json").read_text())

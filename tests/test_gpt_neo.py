@@ -245,3 +245,37 @@ def test_speculative_greedy_with_partial_acceptance_equals_target_greedy(target,
     new_ids, stats = speculative_generate(target, narrow, prompt, n, k=4)
     assert new_ids == ref["target_greedy"].tolist()
     assert 0 < stats.accepted < stats.drafted
+
+
+def test_mlx_lm_generators_drive_the_port(target, drafter, ref):
+    # The mlx-lm model protocol: mlx-lm's own greedy and speculative loops
+    # (which trim our caches on rejection) reproduce transformers' greedy output.
+    from mlx_lm.generate import generate_step, speculative_generate_step
+    from mlx_lm.sample_utils import make_sampler
+
+    prompt, expected = mx.array(ref["greedy_prompt"]), ref["target_greedy"].tolist()
+    n = len(expected)
+    plain = [int(t) for t, _ in generate_step(prompt, target, max_tokens=n, sampler=make_sampler(0.0))]
+    assert plain == expected
+    spec = [
+        int(t)
+        for t, _, _ in speculative_generate_step(
+            prompt, target, drafter, num_draft_tokens=3, max_tokens=n, sampler=make_sampler(0.0)
+        )
+    ]
+    assert spec == expected
+
+
+def test_float16_weights_as_on_a_gpu_keep_fp16_activations_and_fp32_attention(ref):
+    # load_gpt_neo keeps float16 on a GPU; this runs that dtype mix on the CPU.
+    # The tolerance is float16's (4 layers of fp16 LayerNorm/MLP on logits of
+    # magnitude ~4), not float32's.
+    model = hf_model("target")
+    model.set_dtype(mx.float16)
+    cache = model.make_cache()
+    ids = ref["input_ids"]
+    head = model(mx.array(ids[:, :10]), cache=cache)
+    block = model(mx.array(ids[:, 10:15]), cache=cache)
+    assert head.dtype == block.dtype == cache[0].keys.dtype == mx.float16
+    got = np.concatenate([np.array(head.astype(mx.float32)), np.array(block.astype(mx.float32))], axis=1)
+    assert max_err(got, ref["target_logits"][:, :15]) < 0.25
