@@ -1,1 +1,38 @@
 import mlx_specdec  # noqa: F401  (must come before mlx.core: binds OpenBLAS on Linux)
+
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+SHIPPED = ROOT / "models"
+
+
+@pytest.fixture(scope="session")
+def tiny_tokenizer(tmp_path_factory):
+    """A small sentencepiece tokenizer trained on bundled stories (seconds)."""
+    from mlx_specdec.data import iter_texts
+    from mlx_specdec.models.tokenizer import StoryTokenizer
+
+    path = tmp_path_factory.mktemp("tok") / "tokenizer.model"
+    return StoryTokenizer.train(iter_texts("bundled", "train", n=400, seed=5), path, vocab_size=320)
+
+
+@pytest.fixture(scope="session")
+def tiny_store(tmp_path_factory, tiny_tokenizer):
+    """Two random tiny StoryLMs saved as real model-store folders sharing one tokenizer."""
+    from mlx_specdec.models.store import save_model
+    from mlx_specdec.models.storylm import build, preset
+
+    root = tmp_path_factory.mktemp("store")
+    cfg = preset("storylm-tiny", vocab_size=tiny_tokenizer.vocab_size)
+    target = save_model(build(cfg, seed=1), tiny_tokenizer, root / "target")
+    drafter = save_model(build(cfg, seed=2), tiny_tokenizer, root / "drafter")
+    return target, drafter
+
+
+def shipped(name: str) -> Path:
+    path = SHIPPED / name
+    if not (path / "model.safetensors").is_file():
+        pytest.skip(f"shipped model {name} is not in models/")
+    return path
