@@ -83,17 +83,20 @@ def resolve_source(src: str) -> Path:
             f"{src!r} is not a local path and the hub is offline (HF_HUB_OFFLINE is set); "
             "download it elsewhere and pass the folder"
         )
-    from huggingface_hub import constants, snapshot_download
+    import huggingface_hub as hub
 
     # Probe first: without a network the hub client can spend minutes in retries.
-    reason = _hub_reachable(constants.ENDPOINT)
+    reason = _hub_reachable(hub.constants.ENDPOINT)
     if reason is not None:
         raise SpecDecError(f"cannot reach the Hugging Face hub to download {src!r} ({reason}); pass a local folder")
     try:
-        folder = snapshot_download(
-            src,
-            allow_patterns=[CONFIG, "*.safetensors", "model.safetensors.index.json", "pytorch_model.bin", *TOKENIZER_FILES],
-        )
+        files = hub.list_repo_files(src)
+        # Fetch one copy of the weights: safetensors when the repo has them, else the PyTorch pickle.
+        if any(f.endswith(".safetensors") for f in files):
+            weights = ["*.safetensors", "model.safetensors.index.json"]
+        else:
+            weights = ["pytorch_model.bin"]
+        folder = hub.snapshot_download(src, allow_patterns=[CONFIG, *weights, *TOKENIZER_FILES])
     except Exception as e:
         msg = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
         raise SpecDecError(f"could not download {src!r} from the hub ({type(e).__name__}: {msg})") from None

@@ -225,6 +225,31 @@ def test_hub_id_unreachable_fails_without_downloading(tmp_path, monkeypatch):
     assert "cannot reach the Hugging Face hub" in one_line(e)
 
 
+@pytest.mark.parametrize("repo_files, fetched", [
+    (["config.json", "model.safetensors", "pytorch_model.bin", "vocab.json"], "*.safetensors"),
+    (["config.json", "pytorch_model.bin", "vocab.json"], "pytorch_model.bin"),
+])
+def test_hub_id_online_downloads_one_copy_of_the_weights(tmp_path, monkeypatch, repo_files, fetched):
+    # The online path with the hub client stubbed: the "download" is the fixture folder.
+    import huggingface_hub
+
+    calls = []
+
+    def fake_snapshot(repo, allow_patterns):
+        calls.append((repo, allow_patterns))
+        return str(FIXTURE / "drafter")
+
+    monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
+    monkeypatch.setattr(convert, "_hub_reachable", lambda endpoint, timeout=5.0: None)
+    monkeypatch.setattr(huggingface_hub, "list_repo_files", lambda repo: repo_files)
+    monkeypatch.setattr(huggingface_hub, "snapshot_download", fake_snapshot)
+    out = convert.convert_gpt_neo("roneneldan/TinyStories-1M", tmp_path / "out")
+    [(repo, patterns)] = calls
+    assert repo == "roneneldan/TinyStories-1M" and fetched in patterns and "config.json" in patterns
+    assert ("pytorch_model.bin" in patterns) == (fetched == "pytorch_model.bin")
+    assert json.loads((out / "config.json").read_text())["source"] == "roneneldan/TinyStories-1M"
+
+
 @pytest.mark.parametrize("remove, words", [
     ("model.safetensors", "missing model.safetensors"),
     ("config.json", "missing config.json"),
