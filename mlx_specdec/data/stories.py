@@ -187,7 +187,7 @@ FEARS = [
     ("the old swing", "it went so high", "swing all by {himself}"),
     ("the waves", "they were so big", "run into the waves"),
     ("the spider in the corner", "it had so many legs", "look at the spider up close"),
-    ("riding a bike", "{he} was afraid to fall", "ride down the path"),
+    ("riding a bike", "{he} {was} afraid to fall", "ride down the path"),
     ("the big stage", "so many people were watching", "sing a song on the stage"),
     ("the new school", "{he} did not know anyone", "walk into the class"),
     ("the noisy vacuum", "it roared like a monster", "push the vacuum across the rug"),
@@ -535,7 +535,7 @@ def plot_fear(s: Story) -> None:
     A = s.character(0.2)
     P = s.parent(A)
     thing, why, act = s.pick(FEARS)
-    why = s.fill(why, he=A.he, his=A.his, himself=A.himself)
+    why = s.fill(why, he=A.he, his=A.his, himself=A.himself, was=A.was)
     act = s.fill(act, his=A.his, himself=A.himself)
     s.ctx.update(A=A, P=P, thing=thing, why=why, act=act)
     opening(s, A)
@@ -578,7 +578,7 @@ def plot_fear(s: Story) -> None:
             "\"That is okay,\" said {P.name}. \"You can try when you are ready.\"",
         )
         s.add(
-            "The next day, {A.name} felt ready, and {A.he} was able to {act}.",
+            "The next day, {A.name} felt ready, and {A.he} {A.was} able to {act}.",
             "A few days later, {A.name} tried again and was able to {act}.",
         )
         ending(s, A, "{A.Name} learned that it is okay to take your time.", 0.7)
@@ -1359,12 +1359,12 @@ def plot_fable(s: Story) -> None:
             s.add("\"Next summer, I will work with you,\" said {A.name}.")
             ending(s, A, "It is good to work today for tomorrow, and kind to share.", 0.8)
         else:
-            s.add("{A.He} was too proud to ask for help, and {A.he} was cold and hungry all winter.")
+            s.add("{A.He} {A.was} too proud to ask for help, and {A.he} {A.was} cold and hungry all winter.")
             s.add("When spring came, {A.name} worked hard every day.")
             ending(s, A, "It is wise to get ready before you need to.", 0.8)
     elif shape == "proud":
         s.add("{A.Name} was very proud. {A.He} said, \"I am the best {kind} in the {home}!\"", kind=A.kind)
-        s.add("{A.He} laughed at {B.name} because {B.he} was small and slow.")
+        s.add("{A.He} laughed at {B.name} because {B.he} {B.was} small and slow.")
         s.add("One day, {A.name} got stuck in a {trap}.", trap=s.pick(["thorny bush", "deep hole", "net", "muddy pond"]))
         s.add("\"Help!\" cried {A.name}, but the other animals walked away.")
         s.add("Only {B.name} came to help. {B.He} worked slowly and carefully until {A.name} was free.")
@@ -1447,11 +1447,11 @@ def plot_lonely(s: Story) -> None:
     opening(s, A)
     s.add("{O.Name} lived alone in the house next to {A.name}'s.", "Next door lived {O.name}.")
     s.add("{O.He} sat by the window every day, and {O.he} never smiled.")
-    s.add("{A.Name} asked {A.his} mom why {O.he} was always sad, and Mom said, \"Maybe {O.he} is lonely.\"")
+    s.add("{A.Name} asked {A.his} mom why {O.he} {O.was} always sad, and Mom said, \"Maybe {O.he} {O.is_} lonely.\"")
     gift = s.pick(["some cookies", "a drawing", "a flower", "a warm cup of tea", "a basket of apples"])
     s.add("The next day, {A.name} brought {O.name} {gift}.", gift=gift)
     s.add("{O.Name} smiled for the first time in a long time.")
-    s.add("{O.He} told {A.name} stories about when {O.he} was little.",
+    s.add("{O.He} told {A.name} stories about when {O.he} {O.was} little.",
           "{O.He} showed {A.name} how to play a game of cards.")
     s.add("After that, {A.name} visited {O.name} every week.")
     ending(s, A, "A small act of kindness can brighten someone's whole day.", 0.7)
@@ -1535,7 +1535,7 @@ def plot_show(s: Story) -> None:
         s.add("{A.He} saw {P.name} smiling, so {A.he} started again.")
     else:
         s.add("{A.Name} stepped on the stage and began.")
-    s.add("When {A.he} was done, everyone clapped and cheered!", "At the end, the whole room clapped.")
+    s.add("When {A.he} {A.was} done, everyone clapped and cheered!", "At the end, the whole room clapped.")
     feel(s, A, good=True)
     ending(s, A, "{A.Name} learned that practice and courage go a long way.", 0.6)
 
@@ -1643,7 +1643,7 @@ def plot_lost_in_place(s: Story) -> None:
         s.add("{A.He} went to {helper} and said, \"I can't find my {role}.\"", role=P.kind)
         s.add("The helper took {A.him} {meet} and called for {P.name}.")
     else:
-        s.add("{A.He} stayed right where {A.he} was, just like {P.name} had told {A.him}.")
+        s.add("{A.He} stayed right where {A.he} {A.was}, just like {P.name} had told {A.him}.")
         s.add("{A.He} stood still and looked for {P.name}'s {c} coat.", c=s.pick(COLORS))
     s.add("Soon {P.name} came running and gave {A.him} the biggest hug.")
     ending(s, A, "{A.Name} learned to stay close and to ask for help when lost.", 0.6)

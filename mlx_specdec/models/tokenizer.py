@@ -129,14 +129,18 @@ class StoryTokenizer:
         count = 0
 
         def sentences():
+            # counts what the trainer saw and never pulls a text past max_texts
             nonlocal count
-            for t in texts:
-                if max_texts is not None and count >= max_texts:
+            it = iter(texts)
+            while max_texts is None or count < max_texts:
+                t = next(it, None)
+                if t is None:
                     return
-                if not t:
-                    continue
-                count += 1
-                yield t
+                if not isinstance(t, str):
+                    raise SpecDecError(f"tokenizer training texts must be str, got {type(t).__name__}")
+                if t:
+                    count += 1
+                    yield t
 
         model = io.BytesIO()
         try:
