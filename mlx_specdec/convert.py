@@ -55,12 +55,12 @@ REPO_ID = re.compile(r"^[A-Za-z0-9][\w.-]*/[\w.-]+$")
 # ---------------------------------------------------------------- source resolution
 
 
-def _hub_offline() -> bool:
+def hub_offline() -> bool:
     flag = os.environ.get("HF_HUB_OFFLINE", "").strip().lower()
     return flag in ("1", "true", "yes", "on")
 
 
-def _hub_reachable(endpoint: str, timeout: float = 5.0) -> str | None:
+def hub_reachable(endpoint: str, timeout: float = 5.0) -> str | None:
     """None when a TCP connection to the hub opens within `timeout`, else the reason."""
     url = urlparse(endpoint)
     port = url.port or (443 if url.scheme == "https" else 80)
@@ -78,7 +78,7 @@ def resolve_source(src: str) -> Path:
         return path
     if not REPO_ID.match(src) or src.startswith((".", "/", "~")):
         raise SpecDecError(f"source {src!r} does not exist; expected a Hugging Face folder, a state-dict file or a hub repo id")
-    if _hub_offline():
+    if hub_offline():
         raise SpecDecError(
             f"{src!r} is not a local path and the hub is offline (HF_HUB_OFFLINE is set); "
             "download it elsewhere and pass the folder"
@@ -86,7 +86,7 @@ def resolve_source(src: str) -> Path:
     import huggingface_hub as hub
 
     # Probe first: without a network the hub client can spend minutes in retries.
-    reason = _hub_reachable(hub.constants.ENDPOINT)
+    reason = hub_reachable(hub.constants.ENDPOINT)
     if reason is not None:
         raise SpecDecError(f"cannot reach the Hugging Face hub to download {src!r} ({reason}); pass a local folder")
     try:

@@ -2,8 +2,9 @@
 
 * a model-store folder (config.json with model_type "storylm" or "gpt_neo"),
 * an mlx-lm model folder (anything mlx-lm's own loader understands),
-* a hub repo id ("owner/name"), resolved only when online; a GPT-Neo repo is
-  converted into the store format on the way.
+* a hub repo id ("owner/name"), resolved only when online,
+* a Hugging Face GPT-Neo folder or repo (the TinyStories ladder), converted
+  once into the store format under ~/.cache/mlx-specdec.
 
 and `check_pair()`: refuse a drafter/target pair whose token ids mean
 different things.
@@ -68,10 +69,7 @@ def _load_folder(path: Path):
             from .models.gpt_neo import load_gpt_neo
 
             return load_gpt_neo(path)
-        raise ModelLoadError(
-            f"{str(path)!r} is a Hugging Face GPT-Neo folder; convert it first: "
-            f"python -m mlx_specdec.convert {path} --out models/NAME"
-        )
+        return _load_folder(_converted_gpt_neo(path, str(path)))
     return _load_mlx_lm(path)
 
 
@@ -88,17 +86,53 @@ def _load_mlx_lm(path: Path):
     return _cast_for_device(model), tokenizer
 
 
-def _download(repo: str) -> Path:
-    if os.environ.get("HF_HUB_OFFLINE", "0") not in ("0", "", "false", "False"):
-        raise ModelLoadError(f"{repo!r} is not a local folder and the hub is disabled (HF_HUB_OFFLINE is set)")
-    from huggingface_hub import snapshot_download
+def _cache_dir() -> Path:
+    return Path(os.environ.get("MLX_SPECDEC_CACHE", Path.home() / ".cache" / "mlx-specdec"))
 
-    patterns = ["*.json", "*.safetensors", "tokenizer.model", "*.txt", "*.tiktoken", "*.py"]
+
+def _converted_gpt_neo(folder: Path, source: str) -> Path:
+    """Convert a Hugging Face GPT-Neo folder once into the store format; reuse it after."""
+    import hashlib
+
+    weights = [f for f in folder.iterdir() if f.suffix in (".safetensors", ".bin")]
+    stamp = "|".join(f"{f.name}:{f.stat().st_size}:{f.stat().st_mtime_ns}" for f in sorted(weights))
+    key = hashlib.sha256(f"{folder.resolve()}|{stamp}".encode()).hexdigest()[:12]
+    out = _cache_dir() / f"{source.strip('/').replace('/', '--')[-60:]}-{key}"
+    if not (out / "config.json").is_file():
+        from .convert import convert_hf_folder
+
+        convert_hf_folder(folder, out, source=source)
+    return out
+
+
+def _from_hub(repo: str):
+    from .convert import hub_offline, hub_reachable
+
+    if hub_offline():
+        raise ModelLoadError(f"{repo!r} is not a local folder and the hub is disabled (HF_HUB_OFFLINE is set)")
+    import huggingface_hub as hub
+
+    # Probe first: without a network the hub client can spend minutes in retries.
+    reason = hub_reachable(hub.constants.ENDPOINT)
+    if reason is not None:
+        raise ModelLoadError(f"{repo!r} is not a local folder and the hub is unreachable ({reason})")
     try:
-        return Path(snapshot_download(repo, allow_patterns=patterns, etag_timeout=10))
-    except Exception as e:  # offline, unknown repo, gated repo: all end here
+        config = json.loads(Path(hub.hf_hub_download(repo, "config.json")).read_text())
+        if config.get("model_type") == "gpt_neo":  # not an mlx-lm architecture: port it
+            from .convert import convert_gpt_neo
+
+            out = _cache_dir() / repo.replace("/", "--")
+            if not (out / "config.json").is_file():
+                convert_gpt_neo(repo, out)
+            return _load_folder(out)
+        patterns = ["*.json", "*.safetensors", "tokenizer.model", "*.txt", "*.tiktoken", "*.py", "*.jinja"]
+        folder = Path(hub.snapshot_download(repo, allow_patterns=patterns))
+    except ModelLoadError:
+        raise
+    except Exception as e:  # unknown repo, gated repo, dropped connection: all end here
         msg = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
         raise ModelLoadError(f"cannot fetch {repo!r} from the hub ({type(e).__name__}: {msg[:160]})") from None
+    return _load_folder(folder)
 
 
 def load(path_or_repo: str | os.PathLike):
@@ -109,16 +143,7 @@ def load(path_or_repo: str | os.PathLike):
         return _load_folder(local)
     if not _looks_like_repo_id(name):
         raise ModelLoadError(f"model path {name!r} does not exist (and is not a hub repo id like 'owner/name')")
-    folder = _download(name)
-    config = json.loads((folder / "config.json").read_text()) if (folder / "config.json").is_file() else {}
-    if config.get("model_type") == "gpt_neo":
-        from .convert import convert_hf_folder
-
-        out = Path(os.environ.get("MLX_SPECDEC_CACHE", Path.home() / ".cache" / "mlx-specdec")) / name.replace("/", "--")
-        if not (out / "config.json").is_file():
-            convert_hf_folder(folder, out, source=name)
-        return _load_folder(out)
-    return _load_folder(folder)
+    return _from_hub(name)
 
 
 def _vocab_table(tokenizer) -> dict | None:

@@ -219,7 +219,7 @@ def test_hub_id_offline_fails_at_once(tmp_path, monkeypatch):
 
 def test_hub_id_unreachable_fails_without_downloading(tmp_path, monkeypatch):
     monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
-    monkeypatch.setattr(convert, "_hub_reachable", lambda endpoint, timeout=5.0: "Name or service not known")
+    monkeypatch.setattr(convert, "hub_reachable", lambda endpoint, timeout=5.0: "Name or service not known")
     with pytest.raises(SpecDecError) as e:
         convert.convert_gpt_neo("roneneldan/TinyStories-1M", tmp_path / "out")
     assert "cannot reach the Hugging Face hub" in one_line(e)
@@ -240,7 +240,7 @@ def test_hub_id_online_downloads_one_copy_of_the_weights(tmp_path, monkeypatch, 
         return str(FIXTURE / "drafter")
 
     monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
-    monkeypatch.setattr(convert, "_hub_reachable", lambda endpoint, timeout=5.0: None)
+    monkeypatch.setattr(convert, "hub_reachable", lambda endpoint, timeout=5.0: None)
     monkeypatch.setattr(huggingface_hub, "list_repo_files", lambda repo: repo_files)
     monkeypatch.setattr(huggingface_hub, "snapshot_download", fake_snapshot)
     out = convert.convert_gpt_neo("roneneldan/TinyStories-1M", tmp_path / "out")

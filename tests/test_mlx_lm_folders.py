@@ -145,3 +145,13 @@ def test_vocabulary_mapping_mismatch_is_refused(folders, tmp_path):
     _, other = load(shuffled)
     with pytest.raises(IncompatibleModelsError, match="map token .* to different ids"):
         check_pair(tokenizer, other, "target-dir", "shuffled-dir")
+
+
+def test_hugging_face_gpt_neo_folder_loads_through_conversion(tmp_path, monkeypatch):
+    monkeypatch.setenv("MLX_SPECDEC_CACHE", str(tmp_path))
+    target, tok = load(Path(__file__).parent / "fixtures" / "gpt_neo" / "target")
+    drafter, dtok = load(Path(__file__).parent / "fixtures" / "gpt_neo" / "drafter")
+    check_pair(tok, dtok, "target", "drafter")
+    prompt = tok.encode("the cat")
+    assert speculative_generate(target, drafter, prompt, 12, k=3)[0] == greedy_generate(target, prompt, 12)
+    assert len(list(tmp_path.iterdir())) == 2  # converted once each, cached
