@@ -154,6 +154,8 @@ def test_train_writes_the_model_file_atomically(tok_dir, tok):
 def test_train_refuses_a_too_small_vocab_and_no_texts(tmp_path):
     with pytest.raises(SpecDecError, match="vocab_size"):
         StoryTokenizer.train(["a story"], tmp_path / "x.model", vocab_size=100)
+    with pytest.raises(SpecDecError, match="vocab_size 300 is too small for these texts.*at least 3"):
+        StoryTokenizer.train(iter_stories("train", 200), tmp_path / "z.model", vocab_size=300)
     with pytest.raises(SpecDecError, match="no texts"):
         StoryTokenizer.train([], tmp_path / "y.model", vocab_size=400)
     assert not (tmp_path / "y.model").exists()

@@ -1110,7 +1110,7 @@ def plot_night_noise(s: Story) -> None:
         ("a tap, tap, tap on the roof", "rain falling on the roof"),
         ("a soft hoot outside", "an owl sitting on the fence"),
         ("a squeak in the closet", "a little mouse looking for crumbs"),
-        ("a big shadow on the wall", "the shadow of {his} own teddy bear"),
+        ("a soft thump by the bed", "{his} own teddy bear falling on the floor"),
     ])
     source = s.fill(source, his=A.his)
     s.ctx.update(A=A, P=P, noise=noise, source=source)
@@ -1129,7 +1129,7 @@ def plot_night_noise(s: Story) -> None:
     else:
         s.add("\"{P.vocative}!\" called {A.name}.", "{A.Name} ran to {P.name}'s room.")
         s.add("{P.Name} came and turned on the light.")
-        s.add("\"Look,\" said {P.name}. \"It is only {source}.\"")
+        s.add("They looked together, and it was only {source}.")
         s.add("{P.Name} gave {A.him} a hug and a kiss good night.")
     s.add("Soon {A.name} was fast asleep.", "{A.Name} closed {A.his} eyes and slept all night.")
     ending(s, A, "{A.Name} learned that the dark is not so scary when you look.", 0.4)
@@ -1440,8 +1440,8 @@ def plot_kite(s: Story) -> None:
 
 def plot_lonely(s: Story) -> None:
     A = s.character(0.15)
-    old = s.pick([("old Mrs. Brown", "she"), ("old Mr. Gray", "he"), ("the old man next door", "he"),
-                  ("the old lady next door", "she"), ("Grandpa Joe", "he")])
+    old = s.pick([("old Mrs. Brown", "she"), ("old Mr. Gray", "he"), ("old Miss Plum", "she"),
+                  ("old Mr. Oak", "he"), ("Grandpa Joe", "he"), ("Granny Sue", "she")])
     O = Who(old[0], old[1], "")
     s.ctx.update(A=A, O=O)
     opening(s, A)

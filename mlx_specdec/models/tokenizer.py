@@ -19,6 +19,7 @@ from __future__ import annotations
 import hashlib
 import io
 import os
+import re
 import tempfile
 from pathlib import Path
 from typing import Iterable
@@ -163,6 +164,12 @@ class StoryTokenizer:
             msg = str(e).strip().splitlines()[-1] if str(e).strip() else type(e).__name__
             if count == 0:
                 raise SpecDecError("cannot train a tokenizer: no texts were given") from None
+            need = re.search(r"required_chars\. (\d+) vs (\d+)", msg)
+            if need:
+                raise SpecDecError(
+                    f"vocab_size {vocab_size} is too small for these texts: byte fallback, the special "
+                    f"pieces and their characters need at least {need.group(2)}"
+                ) from None
             raise SpecDecError(
                 f"sentencepiece could not train a {vocab_size}-piece tokenizer on {count} texts: {msg}"
             ) from None
