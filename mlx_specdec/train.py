@@ -48,9 +48,9 @@ CKPT = "ckpt.safetensors"
 # given): chosen for a 2-core CPU; see the model cards for what they reached.
 PRESET_DEFAULTS = {
     "storylm-tiny": dict(lr=3e-3, batch_size=8, seq_len=64),
-    "storylm-1m": dict(lr=2e-3, batch_size=32, seq_len=256, time_budget_min=10.0),
-    "storylm-5m": dict(lr=1e-3, batch_size=32, seq_len=256, time_budget_min=30.0),
-    "storylm-30m": dict(lr=6e-4, batch_size=32, seq_len=256, time_budget_min=240.0),
+    "storylm-1m": dict(lr=2e-3, batch_size=16, seq_len=256, warmup=50, time_budget_min=10.0),
+    "storylm-5m": dict(lr=1.5e-3, batch_size=16, seq_len=256, warmup=100, time_budget_min=30.0),
+    "storylm-30m": dict(lr=6e-4, batch_size=32, seq_len=256, warmup=200, time_budget_min=240.0),
 }
 
 
@@ -63,7 +63,7 @@ class TrainConfig:
     tokenizer: str | None = None  # trained into the run dir when missing
     vocab_size: int = 4096
     tokenizer_stories: int = 50_000
-    train_stories: int = 200_000
+    train_stories: int = 100_000
     valid_stories: int = 2_000
     data_seed: int = 0
     data_cache: str | None = None  # where tokenized rows are cached; default run dir
@@ -76,9 +76,9 @@ class TrainConfig:
     grad_clip: float = 1.0
     max_steps: int | None = None
     time_budget_min: float | None = None
-    eval_every: int = 200
+    eval_every: int = 100
     eval_rows: int = 128
-    ckpt_every: int = 100
+    ckpt_every: int = 50
     log_every: int = 10
     seed: int = 0
     resume: bool = False
@@ -215,15 +215,25 @@ def save_checkpoint(path: Path, model, optimizer, meta: dict) -> None:
     os.replace(tmp, path)
 
 
-def load_checkpoint(path: Path, model, optimizer) -> dict:
+def _read_checkpoint(path: Path):
     try:
         arrays, metadata = mx.load(str(path), format="safetensors", return_metadata=True)
+        return arrays, json.loads(metadata["meta"])
     except Exception as e:
-        raise SpecDecError(f"checkpoint {str(path)!r} is unreadable ({str(e).splitlines()[0]})") from None
+        msg = str(e).splitlines()[0] if str(e) else type(e).__name__
+        raise SpecDecError(f"checkpoint {str(path)!r} is unreadable ({msg})") from None
+
+
+def read_checkpoint_meta(path: Path) -> dict:
+    return _read_checkpoint(path)[1]
+
+
+def load_checkpoint(path: Path, model, optimizer) -> dict:
+    arrays, meta = _read_checkpoint(path)
     model.update(tree_unflatten([(k[6:], v) for k, v in arrays.items() if k.startswith("model.")]))
     optimizer.state = tree_unflatten([(k[6:], v) for k, v in arrays.items() if k.startswith("optim.")])
     mx.eval(model.parameters(), optimizer.state)
-    return json.loads(metadata["meta"])
+    return meta
 
 
 def evaluate(model, rows: np.ndarray, batch_size: int) -> float:
@@ -237,6 +247,7 @@ def evaluate(model, rows: np.ndarray, batch_size: int) -> float:
 
 
 def greedy_sample(model, tok, prompt: str, max_tokens: int) -> str:
+    """Cached greedy continuation, stopping at EOS; returns prompt + continuation."""
     cache = model.make_cache()
     ids = tok.encode(prompt, bos=True, eos=False)
     logits = model(mx.array([ids]), cache)
@@ -247,12 +258,8 @@ def greedy_sample(model, tok, prompt: str, max_tokens: int) -> str:
             break
         out.append(t)
         logits = model(mx.array([[t]]), cache)
-    return prompt + tok.decode(out)[len("") :] if not out else _join(tok, ids, out, prompt)
-
-
-def _join(tok, prompt_ids, new_ids, prompt: str) -> str:
-    # Decode prompt+continuation together so sentencepiece spacing is right.
-    return tok.decode([i for i in prompt_ids if i != tok.bos_id] + new_ids)
+    # Decode prompt and continuation together so sentencepiece spacing is right.
+    return tok.decode([i for i in ids if i != tok.bos_id] + out)
 
 
 def machine() -> str:
@@ -327,7 +334,7 @@ def calibrate_steps(model, cfg: TrainConfig, rows: np.ndarray, budget_s: float) 
     return max(1, int((0.97 * budget_s - 20) / per_step))
 
 
-def train(cfg: TrainConfig, tok=None) -> dict:
+def train(cfg: TrainConfig, tok=None, invocation: str | None = None) -> dict:
     """Run (or resume) one training; returns a summary dict. Writes cfg.out if set."""
     cfg.validate()
     run_dir = Path(cfg.run_dir or f"runs/{cfg.preset}")
@@ -348,26 +355,26 @@ def train(cfg: TrainConfig, tok=None) -> dict:
     model = build(preset(cfg.preset, vocab_size=tok.vocab_size), seed=cfg.seed)
     meta = None
     if cfg.resume:
-        with open(ckpt_path, "rb"):
-            pass
-        _, md = mx.load(str(ckpt_path), format="safetensors", return_metadata=True)
-        meta = json.loads(md["meta"])
+        # The schedule's length comes from the checkpoint so the resumed run
+        # follows the learning-rate curve the interrupted one was on.
+        meta = read_checkpoint_meta(ckpt_path)
         if meta["tokenizer_fingerprint"] != tok.fingerprint:
-            raise SpecDecError(f"--resume: checkpoint tokenizer {meta['tokenizer_fingerprint']} != {tok.fingerprint}")
+            raise SpecDecError(
+                f"--resume: checkpoint was trained with tokenizer {meta['tokenizer_fingerprint']}, "
+                f"this run's is {tok.fingerprint}"
+            )
         max_steps = meta["max_steps"]
     elif cfg.max_steps is not None:
         max_steps = cfg.max_steps
     else:
         max_steps = calibrate_steps(model, cfg, train_rows, cfg.time_budget_min * 60)
         say(f"time budget {cfg.time_budget_min:g} min -> {max_steps} steps (calibrated)")
-    if cfg.max_steps is not None:
-        max_steps = min(max_steps, cfg.max_steps) if cfg.resume else max_steps
 
     optimizer = make_optimizer(cfg, max_steps)
     optimizer.init(model.trainable_parameters())
     step, elapsed = 0, 0.0
     if meta is not None:
-        meta = load_checkpoint(ckpt_path, model, optimizer)
+        load_checkpoint(ckpt_path, model, optimizer)
         step, elapsed = meta["step"], meta["elapsed_s"]
         say(f"resumed {ckpt_path} at step {step}")
     _truncate_log(run_dir / "log.csv", step)
@@ -396,7 +403,8 @@ def train(cfg: TrainConfig, tok=None) -> dict:
     progress = Progress(max_steps, step, cfg.quiet)
     model.train()
     losses, t_last, step_last, valid_loss, stop_reason = [], time.perf_counter(), step, None, "max_steps"
-    t_seg = time.perf_counter()  # elapsed_s accumulates wall time across resumes
+    # elapsed_s is wall time (evaluations included) summed across resumes.
+    t_start, elapsed0 = time.perf_counter(), elapsed
     try:
         while step < max_steps:
             rows = train_rows[batch_rows(len(train_rows), cfg.batch_size, step, cfg.seed)].astype(np.int32)
@@ -406,8 +414,7 @@ def train(cfg: TrainConfig, tok=None) -> dict:
             losses.append(loss.item())
             step += 1
             now = time.perf_counter()
-            elapsed += now - t_seg
-            t_seg = now
+            elapsed = elapsed0 + now - t_start
             do_eval = step % cfg.eval_every == 0 or step == max_steps
             if step % cfg.log_every == 0 or do_eval:
                 tps = (step - step_last) * tokens_per_step / max(now - t_last, 1e-9)
@@ -422,7 +429,6 @@ def train(cfg: TrainConfig, tok=None) -> dict:
                 info = f"loss {train_loss:.4f}" + (f" | valid {valid_loss:.4f}" if valid_loss is not None else "")
                 progress.update(step, f"{info} | lr {lr:.2e} | {tps:,.0f} tok/s", left)
                 losses, t_last, step_last = [], time.perf_counter(), step
-                t_seg = t_last
             if step % cfg.ckpt_every == 0 and step < max_steps:
                 save_checkpoint(ckpt_path, model, optimizer, run_meta())
             if elapsed >= budget_s and step < max_steps:
@@ -436,6 +442,7 @@ def train(cfg: TrainConfig, tok=None) -> dict:
 
     model.eval()
     valid_loss = evaluate(model, valid_rows, cfg.batch_size)
+    elapsed = elapsed0 + time.perf_counter() - t_start
     save_checkpoint(ckpt_path, model, optimizer, run_meta())
     log_f.close()
     train_loss = _last_train_loss(run_dir / "log.csv")
@@ -457,7 +464,8 @@ def train(cfg: TrainConfig, tok=None) -> dict:
             final_train_loss=train_loss, final_valid_loss=valid_loss,
             valid_loss_measured_on=f"{len(valid_rows) * cfg.seq_len:,} held-out tokens (valid split)",
             wall_time=_fmt_time(elapsed), tokens_per_s=summary["tokens_per_s"],
-            machine=machine(), seed=cfg.seed, command=cfg_command(cfg), samples=samples,
+            machine=machine(), seed=cfg.seed, invoked_as=invocation or cfg_command(cfg),
+            command=cfg_command(cfg), samples=samples,
         )
         from .models.store import save_model
 
@@ -502,8 +510,13 @@ def cfg_command(cfg: TrainConfig) -> str:
 # ----------------------------------------------------------------------------
 
 
-def train_ladder(cfg: TrainConfig, presets: list[str], out_root: str, explicit: set[str]) -> list[dict]:
-    """Train several presets sharing ONE tokenizer and one tokenized corpus."""
+def train_ladder(cfg: TrainConfig, presets: list[str], out_root: str, explicit: set[str],
+                 invocation: str | None = None) -> list[dict]:
+    """Train several presets sharing ONE tokenizer and one tokenized corpus.
+
+    With --resume each preset continues its checkpoint when it has one (a
+    finished one just re-validates and re-saves) and starts fresh otherwise.
+    """
     shared = Path(cfg.run_dir or "runs/ladder")
     shared.mkdir(parents=True, exist_ok=True)
     base = TrainConfig(**{**asdict(cfg), "run_dir": str(shared)})
@@ -511,10 +524,12 @@ def train_ladder(cfg: TrainConfig, presets: list[str], out_root: str, explicit: 
     results = []
     for name in presets:
         over = {k: v for k, v in PRESET_DEFAULTS.get(name, {}).items() if k not in explicit}
-        c = TrainConfig(**{**asdict(cfg), **over, "preset": name, "tokenizer": tok.path,
-                           "run_dir": str(Path("runs") / name), "data_cache": str(shared),
-                           "out": str(Path(out_root) / name)})
-        results.append(train(c, tok))
+        run_dir = Path("runs") / name
+        c = TrainConfig(**{**asdict(cfg), **over, "preset": name, "tokenizer": str(tok.path),
+                           "run_dir": str(run_dir), "data_cache": str(shared),
+                           "out": str(Path(out_root) / name),
+                           "resume": cfg.resume and (run_dir / CKPT).is_file()})
+        results.append(train(c, tok, invocation))
     return results
 
 
@@ -535,16 +550,17 @@ def parse_args(argv=None):
 
 def main(argv=None) -> int:
     _, args = parse_args(argv)
+    invocation = " ".join(["python -m mlx_specdec.train"] + list(sys.argv[1:] if argv is None else argv))
     given = {f.name: getattr(args, f.name) for f in fields(TrainConfig)
              if getattr(args, f.name) not in (None, False)}
     try:
         if args.ladder:
             cfg = TrainConfig(**given)
-            train_ladder(cfg, args.ladder_presets.split(","), given.get("out", "models"), set(given))
+            train_ladder(cfg, args.ladder_presets.split(","), given.get("out", "models"), set(given), invocation)
         else:
             name = given.get("preset", TrainConfig.preset)
             over = {k: v for k, v in PRESET_DEFAULTS.get(name, {}).items() if k not in given}
-            train(TrainConfig(**{**over, **given}))
+            train(TrainConfig(**{**over, **given}), invocation=invocation)
     except SpecDecError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2

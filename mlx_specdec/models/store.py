@@ -76,6 +76,7 @@ def save_model(model: StoryLM, tokenizer_or_path, out_dir, card: dict | None = N
     }
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.tmp-", dir=out.parent))
+    os.chmod(tmp, 0o755)  # mkdtemp makes it private; a model folder is for sharing
     try:
         weights = {k: v.astype(mx.float16) for k, v in tree_flatten(model.parameters())}
         mx.save_safetensors(str(tmp / WEIGHTS), weights, metadata={"format": "mlx"})
@@ -129,14 +130,17 @@ def render_card(name: str, config: dict, card: dict) -> str:
     ]
     samples = card.pop("samples", None)
     command = card.pop("command", None)
+    invoked = card.pop("invoked_as", None)
     skip = {"description", "preset"}
     rows = [(k, v) for k, v in card.items() if k not in skip]
     if rows:
         lines += ["## Training", "", "| | |", "|---|---|"]
         lines += [f"| {k.replace('_', ' ')} | {_fmt(v)} |" for k, v in rows]
         lines.append("")
-    if command:
-        lines += ["Reproduce with:", "", "```", command, "```", ""]
+    if invoked:
+        lines += ["Trained with:", "", "```", invoked, "```", ""]
+    if command and command != invoked:
+        lines += ["The same run for this model alone:", "", "```", command, "```", ""]
     if samples:
         lines += ["## Greedy samples", ""]
         for prompt, text in samples:
