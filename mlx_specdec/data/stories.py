@@ -156,7 +156,6 @@ ACTIVITIES = _phrases(
 )
 FEELINGS_GOOD = _words("happy glad excited proud thankful cheerful calm hopeful joyful pleased")
 FEELINGS_BAD = _words("sad scared worried upset lonely nervous grumpy angry afraid unhappy")
-WEATHER = _words("sunny warm bright windy cloudy cool rainy snowy cold foggy")
 TIMES = _phrases(
     "One day | One morning | One sunny day | One sunny morning | One rainy day | "
     "One cold morning | One warm afternoon | One windy day | One evening | One summer day | "
@@ -166,10 +165,6 @@ TIMES = _phrases(
 FAIR_TIMES = [t for t in TIMES if not any(w in t for w in ("rainy", "snowy", "cold", "winter", "windy"))]
 TOWN_ADJ = _words("small quiet busy happy sunny little green pretty old friendly cozy")
 TOWN = _phrases("town | village | city | house | farm | forest | land | valley | neighborhood")
-ADVERBS = _words(
-    "quickly slowly softly carefully happily gently loudly quietly bravely proudly "
-    "sleepily suddenly finally slowly"
-)
 JOBS = _phrases(
     "teacher | doctor | baker | farmer | firefighter | police officer | mail carrier | nurse | "
     "pilot | artist | fisherman | builder | vet | librarian | cook | bus driver | zookeeper | "
@@ -195,11 +190,7 @@ FEARS = [
 ]
 MUSIC = _phrases("piano | drum | flute | guitar | violin | trumpet | harp | horn | bell | xylophone")
 FLOWERS = _words("roses tulips daisies sunflowers lilies violets poppies daffodils")
-SKY_THINGS = _phrases("the moon | the stars | a rainbow | the sun | a shooting star | the clouds")
-VEHICLES = _phrases("car | bus | train | boat | plane | truck | tractor | ship | rocket | helicopter")
 GAMES = _phrases("tag | hide and seek | catch | jump rope | hopscotch | ball | house | pirates | school")
-SIZES = _words("big little tiny huge tall")
-SOUNDS = _words("crash bang thud pop boom splash snap crack")
 PLAY_TIME = _phrases("all day | all afternoon | until dinner | until the sun went down | for a long time | all morning")
 
 # ---------------------------------------------------------------------------
