@@ -9,6 +9,11 @@ The loop only knows this protocol (compare transformers' candidate generators):
   speculative sampling; None under greedy).
 * ``commit(accepted, token)``: the target kept the first ``accepted`` drafts
   and emitted ``token`` after them; land on that boundary.
+
+A drafter may propose fewer than k tokens (the loop counts what it got), and
+may define ``bind(target, target_seq)``: called once before prefill, it lets a
+drafter that lives on the target's own trunk (an MTP head) read the hidden
+states of every verification pass (set ``target_seq.capture_hidden = True``).
 """
 
 from __future__ import annotations

@@ -131,6 +131,8 @@ def speculative_stream(
         )
     stats = stats if stats is not None else SpecStats()
     target_seq = make_sequence(target, strategy)
+    if hasattr(drafter, "bind"):  # drafters living on the target's trunk (MTP) read its passes
+        drafter.bind(target, target_seq)
     key = None if policy.greedy else _seed_key(seed)
 
     target_seq.prefill(prompt)
@@ -143,6 +145,7 @@ def speculative_stream(
         if key is not None:
             key, draft_key, verify_key = mx.random.split(key, 3)
         drafts, draft_probs = drafter.propose(k_round, policy, draft_key)
+        k_round = drafts.shape[0]  # a drafter may propose fewer (e.g. an MTP head's depth)
         logits = target_seq.extend(drafts)  # the round's one target pass: k_round + 1 rows
         if policy.greedy:
             accepted, token = greedy_verdict(drafts, logits)

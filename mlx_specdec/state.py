@@ -39,6 +39,14 @@ def model_vocab_size(model) -> int | None:
     return int(size) if size is not None else None
 
 
+def output_projection(model):
+    """The map from trunk hidden states to logits (untied head or tied embedding)."""
+    head = getattr(model, "lm_head", None)
+    if head is not None:
+        return head
+    return model.model.embed_tokens.as_linear
+
+
 def model_context_window(model) -> int | None:
     args = getattr(model, "args", None)
     for name in ("max_seq_len", "max_position_embeddings", "n_positions", "n_ctx"):
@@ -59,10 +67,18 @@ class Sequence(Protocol):
 
 
 class KVCacheSequence:
-    """Committed state in a KV cache; rollback moves the cache offset."""
+    """Committed state in a KV cache; rollback moves the cache offset.
+
+    With ``capture_hidden`` set (MTP self-speculation), every pass also keeps
+    the trunk's final hidden states in ``hidden`` (T, D), so a head can draft
+    from the verification pass without another trunk pass.
+    """
+
+    capture_hidden = False
 
     def __init__(self, model):
         self.model = model
+        self.hidden = None
         self.cache = make_prompt_cache(model)
         if not can_trim_prompt_cache(self.cache):
             raise SpecDecError(
@@ -84,7 +100,10 @@ class KVCacheSequence:
         self.pending = ids[-1:]
 
     def forward(self, inputs: mx.array) -> mx.array:
-        return self.model(inputs[None], cache=self.cache)[0]
+        if not self.capture_hidden:
+            return self.model(inputs[None], cache=self.cache)[0]
+        self.hidden = self.model.model(inputs[None], cache=self.cache)[0]
+        return output_projection(self.model)(self.hidden)
 
     def extend(self, tokens: mx.array) -> mx.array:
         """Feed pending + tokens; return their logits rows, one per fed token."""
@@ -103,8 +122,11 @@ class KVCacheSequence:
 class RecomputeSequence:
     """Reference strategy: no cache; each call scores the whole prefix again."""
 
+    capture_hidden = False
+
     def __init__(self, model):
         self.model = model
+        self.hidden = None
         self.tokens = mx.array([], dtype=mx.int32)  # everything fed, committed or not
         self.committed = 0
         self.pending = mx.array([], dtype=mx.int32)
@@ -115,7 +137,10 @@ class RecomputeSequence:
 
     def forward(self, inputs: mx.array) -> mx.array:
         self.tokens = mx.concatenate([self.tokens, inputs])
-        return self.model(self.tokens[None])[0, -inputs.shape[0] :]
+        if not self.capture_hidden:
+            return self.model(self.tokens[None])[0, -inputs.shape[0] :]
+        self.hidden = self.model.model(self.tokens[None])[0, -inputs.shape[0] :]
+        return output_projection(self.model)(self.hidden)
 
     def extend(self, tokens: mx.array) -> mx.array:
         inputs = mx.concatenate([self.pending, tokens]) if tokens.size else self.pending
