@@ -88,3 +88,49 @@ def as_drafter(drafter, strategy="cache"):
     if callable(drafter):
         return ModelDrafter(drafter, strategy)
     raise TypeError(f"drafter must be a model or a Drafter object, got {type(drafter).__name__}")
+
+
+class PromptLookupDrafter:
+    """Drafts by copying: find the latest earlier occurrence of the last n tokens
+    (n from `max_ngram` down to `min_ngram`) and propose what followed it.
+
+    Free to run (no model), strong on text that repeats its context (stories
+    reusing names, code, extraction). Proposals are deterministic, so q is
+    one-hot; under sampling the verifier then accepts d with probability p(d)
+    and resamples from p with d removed, which is still exact.
+    """
+
+    def __init__(self, max_ngram: int = 3, min_ngram: int = 1, vocab_size: int | None = None):
+        if not 1 <= min_ngram <= max_ngram:
+            raise ValueError(f"need 1 <= min_ngram <= max_ngram, got {min_ngram}, {max_ngram}")
+        self.max_ngram, self.min_ngram = max_ngram, min_ngram
+        self.vocab_size = vocab_size
+        self.tokens: list[int] = []
+        self._drafts: list[int] = []
+
+    def bind(self, target, target_seq) -> None:
+        if self.vocab_size is None:
+            self.vocab_size = model_vocab_size(target)
+
+    def prefill(self, prompt_ids) -> None:
+        self.tokens = list(prompt_ids)
+
+    def lookup(self, k: int) -> list[int]:
+        toks = self.tokens
+        for n in range(min(self.max_ngram, len(toks) - 1), self.min_ngram - 1, -1):
+            tail = toks[-n:]
+            # Latest match first: recent context predicts best.
+            for start in range(len(toks) - n - 1, -1, -1):
+                if toks[start : start + n] == tail:
+                    return toks[start + n : start + n + k]
+        return []
+
+    def propose(self, k, policy, key):
+        self._drafts = self.lookup(k) if k > 0 else []
+        ids = mx.array(self._drafts, dtype=mx.int32)
+        if policy.greedy or not self._drafts:
+            return ids, None if policy.greedy else mx.zeros((0, self.vocab_size))
+        return ids, (mx.arange(self.vocab_size)[None] == ids[:, None]).astype(mx.float32)
+
+    def commit(self, accepted, token):
+        self.tokens += self._drafts[:accepted] + [token]

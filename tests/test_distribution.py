@@ -51,19 +51,27 @@ def chi_square_test(samples, joint) -> tuple[float, float]:
     return stat, chi2_critical(len(bins) - 1)
 
 
-@pytest.mark.parametrize("strategy", ["cache", "recompute"])
-def test_sampled_loop_reproduces_target_joint_distribution(strategy):
+@pytest.mark.parametrize(
+    "strategy, drafter_kind, n",
+    [("cache", "model", 3000), ("recompute", "model", 1500), ("cache", "lookup", 2000)],
+)
+def test_sampled_loop_reproduces_target_joint_distribution(strategy, drafter_kind, n):
+    from mlx_specdec.drafters import PromptLookupDrafter
+
     target = TableLM(V, seed=3, sharpness=1.0)
-    # A drafter whose q differs a lot from p: sharp and unrelated.
-    drafter = TableLM(V, seed=11, sharpness=4.0)
     joint = target_joint(target, PROMPT, 3, softmax)
-    n = 3000 if strategy == "cache" else 1500
     samples, accepted, drafted = [], 0, 0
     for seed in range(n):
-        out, stats = speculative_generate(target, drafter, PROMPT, 3, k=2, temperature=1.0, seed=seed, strategy=strategy)
+        # A drafter whose q differs a lot from p: a sharp unrelated model, or
+        # prompt lookup's one-hot copies.
+        drafter = TableLM(V, seed=11, sharpness=4.0) if drafter_kind == "model" else PromptLookupDrafter()
+        prompt = PROMPT if drafter_kind == "model" else [2, 1, 2, 1, 2]
+        out, stats = speculative_generate(target, drafter, prompt, 3, k=2, temperature=1.0, seed=seed, strategy=strategy)
         samples.append(out)
         accepted += stats.accepted
         drafted += stats.drafted
+    if drafter_kind == "lookup":
+        joint = target_joint(target, [2, 1, 2, 1, 2], 3, softmax)
     stat, critical = chi_square_test(samples, joint)
     assert stat < critical
     assert 0 < accepted < drafted  # the test exercised both acceptance and rejection

@@ -142,3 +142,23 @@ def test_kv_cache_commit_lands_on_the_accepted_boundary(target):
         assert offset == committed == len(full) - 1
         assert history == full[:-1]
     assert emitted == oracle_greedy(target, PROMPT, 24)
+
+
+def test_prompt_lookup_drafter_is_lossless_and_copies_repeats(target):
+    from mlx_specdec.drafters import PromptLookupDrafter
+
+    out, stats = speculative_generate(target, PromptLookupDrafter(), PROMPT, 60, k=4)
+    assert out == oracle_greedy(target, PROMPT, 60)
+    drafter = PromptLookupDrafter(max_ngram=2)
+    drafter.prefill([5, 6, 7, 8, 9, 5, 6])
+    assert drafter.lookup(3) == [7, 8, 9]  # the bigram (5, 6) occurred before
+    drafter.prefill([1, 2, 3])
+    assert drafter.lookup(3) == []
+
+
+def test_prompt_lookup_drafter_sampling_keeps_the_distribution_support(target):
+    from mlx_specdec.drafters import PromptLookupDrafter
+
+    a = speculative_generate(target, PromptLookupDrafter(), PROMPT, 40, k=3, temperature=1.0, seed=1)[0]
+    b = speculative_generate(target, PromptLookupDrafter(), PROMPT, 40, k=3, temperature=1.0, seed=1)[0]
+    assert a == b and len(a) == 40
