@@ -331,7 +331,8 @@ def calibrate_steps(model, cfg: TrainConfig, rows: np.ndarray, budget_s: float) 
     t_step = (time.perf_counter() - t0) / 3 * 1.1  # + optimizer update
     t_eval = (cfg.eval_rows / cfg.batch_size) * t_step / 3  # forward only
     per_step = t_step + t_eval / cfg.eval_every + 0.3 * t_step / cfg.ckpt_every
-    return max(1, int((0.97 * budget_s - 20) / per_step))
+    reserve = min(20.0, 0.05 * budget_s)  # final validation, samples, save
+    return max(1, int((0.97 * budget_s - reserve) / per_step))
 
 
 def train(cfg: TrainConfig, tok=None, invocation: str | None = None) -> dict:

@@ -1,0 +1,228 @@
+"""The trainer: it learns, it is deterministic, it resumes exactly after a SIGKILL, it refuses bad input."""
+
+import csv
+import json
+import math
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import mlx_specdec  # noqa: F401  (before mlx.core)
+import numpy as np
+import pytest
+
+from mlx_specdec.errors import SpecDecError
+from mlx_specdec.models.store import load_store
+from mlx_specdec.train import TrainConfig, batch_rows, main, pack, train, train_ladder
+
+ROOT = Path(__file__).resolve().parents[1]
+VOCAB = 400
+
+
+@pytest.fixture(scope="module")
+def tok(tmp_path_factory):
+    from mlx_specdec.data import iter_texts
+    from mlx_specdec.models.tokenizer import StoryTokenizer
+
+    path = tmp_path_factory.mktemp("tok") / "tokenizer.model"
+    return StoryTokenizer.train(iter_texts("bundled", "train", n=300, seed=0), path, vocab_size=VOCAB)
+
+
+def tiny(tmp_path, tok, **kw) -> TrainConfig:
+    base = dict(preset="storylm-tiny", tokenizer=str(tok.path), run_dir=str(tmp_path / "run"),
+                train_stories=300, valid_stories=40, seq_len=64, batch_size=8, lr=3e-3, warmup=5,
+                max_steps=40, eval_every=20, eval_rows=16, ckpt_every=10, log_every=5, quiet=True)
+    return TrainConfig(**{**base, **kw})
+
+
+def read_log(run_dir) -> list[dict]:
+    with open(Path(run_dir) / "log.csv", newline="") as f:
+        return list(csv.DictReader(f))
+
+
+def test_pack_cuts_joined_documents_into_rows():
+    rows = pack([[1, 2, 3], [4, 5], [6, 7, 8, 9]], seq_len=3)
+    assert rows.tolist() == [[1, 2, 3, 4], [5, 6, 7, 8]]
+
+
+def test_batches_are_a_pure_function_of_step_and_cover_each_epoch():
+    n, b = 10, 4
+    seen = np.concatenate([batch_rows(n, b, s, seed=1) for s in range(5)])  # 20 rows = 2 epochs
+    assert sorted(seen[:10].tolist()) == list(range(10))
+    assert sorted(seen[10:20].tolist()) == list(range(10))
+    assert seen[:10].tolist() != seen[10:20].tolist()  # a fresh permutation per epoch
+    assert batch_rows(n, b, 3, seed=1).tolist() == seen[12:16].tolist()
+    assert batch_rows(n, b, 3, seed=2).tolist() != seen[12:16].tolist()
+
+
+def test_loss_decreases_and_model_is_saved_with_card(tmp_path, tok):
+    out = tmp_path / "model"
+    summary = train(tiny(tmp_path, tok, max_steps=60, out=str(out), sample_tokens=10))
+    log = read_log(tmp_path / "run")
+    losses = [float(r["train_loss"]) for r in log]
+    assert [int(r["step"]) for r in log] == list(range(5, 61, 5))
+    assert losses[0] > math.log(VOCAB) - 0.3
+    assert losses[-1] < losses[0] - 1.0
+    assert summary["valid_loss"] < losses[0] - 1.0
+    assert summary["steps"] == 60 and summary["tokens_seen"] == 60 * 8 * 64
+    model, loaded_tok = load_store(out)
+    assert loaded_tok.fingerprint == tok.fingerprint and model.args.vocab_size == VOCAB
+    card = (out / "README.md").read_text()
+    for needle in ("Once upon a time", "One day, a little", "Tom and his dog", "final valid loss",
+                   "tokens seen", "wall time", "machine", "python -m mlx_specdec.train"):
+        assert needle in card, needle
+
+
+def test_two_runs_with_the_same_seed_have_identical_losses(tmp_path, tok):
+    train(tiny(tmp_path / "a", tok, max_steps=15))
+    train(tiny(tmp_path / "b", tok, max_steps=15))
+    a, b = read_log(tmp_path / "a" / "run"), read_log(tmp_path / "b" / "run")
+    assert [r["train_loss"] for r in a] == [r["train_loss"] for r in b]
+
+
+def _cli(cfg: TrainConfig) -> list[str]:
+    args = [sys.executable, "-m", "mlx_specdec.train"]
+    for k in ("preset", "tokenizer", "run_dir", "train_stories", "valid_stories", "seq_len", "batch_size",
+              "lr", "warmup", "max_steps", "eval_every", "eval_rows", "ckpt_every", "log_every"):
+        args += ["--" + k.replace("_", "-"), str(getattr(cfg, k))]
+    return args
+
+
+def test_resume_after_sigkill_continues_with_identical_losses(tmp_path, tok):
+    steps, every = 150, 10
+    ref = tiny(tmp_path / "ref", tok, max_steps=steps, ckpt_every=every, log_every=1, eval_every=100)
+    train(ref)
+    cfg = tiny(tmp_path / "killed", tok, max_steps=steps, ckpt_every=every, log_every=1, eval_every=100)
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    proc = subprocess.Popen(_cli(cfg), cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    log = Path(cfg.run_dir) / "log.csv"
+    deadline = time.time() + 60
+    while time.time() < deadline and proc.poll() is None:
+        if log.is_file() and len(log.read_text().splitlines()) > 30:  # past a few checkpoints
+            break
+        time.sleep(0.01)
+    assert proc.poll() is None, f"run ended before it could be killed: {proc.stderr.read().decode()[-300:]}"
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    killed_at = len(log.read_text().splitlines()) - 1  # steps logged before the kill
+    assert killed_at < steps
+    from mlx_specdec.train import read_checkpoint_meta
+
+    resumed_from = read_checkpoint_meta(Path(cfg.run_dir) / "ckpt.safetensors")["step"]
+    assert killed_at - every <= resumed_from <= killed_at and resumed_from % every == 0
+
+    summary = train(TrainConfig(**{**cfg.__dict__, "resume": True}))
+    logged_steps = [int(r["step"]) for r in read_log(cfg.run_dir)]
+    assert logged_steps == list(range(1, steps + 1))  # rows past the checkpoint were replaced, none twice
+    want = read_log(ref.run_dir)
+    got = read_log(cfg.run_dir)
+    assert [(r["step"], r["train_loss"], r["valid_loss"], r["lr"]) for r in got] == [
+        (r["step"], r["train_loss"], r["valid_loss"], r["lr"]) for r in want
+    ]
+    assert summary["steps"] == steps
+
+
+class Killed(BaseException):
+    """Stands in for SIGKILL: nothing in the trainer catches it."""
+
+
+def _die_at(monkeypatch, step, exc):
+    import mlx_specdec.train as T
+
+    real = T.batch_rows
+
+    def batch_rows_or_die(n_rows, batch_size, s, seed):
+        if s == step:
+            raise exc
+        return real(n_rows, batch_size, s, seed)
+
+    monkeypatch.setattr(T, "batch_rows", batch_rows_or_die)
+
+
+def test_resume_loses_at_most_the_steps_since_the_last_checkpoint(tmp_path, tok, monkeypatch):
+    from mlx_specdec.train import read_checkpoint_meta
+
+    ref = tiny(tmp_path / "ref", tok, max_steps=40, ckpt_every=10, log_every=1)
+    train(ref)
+    cfg = tiny(tmp_path / "k", tok, max_steps=40, ckpt_every=10, log_every=1)
+    with monkeypatch.context() as m:
+        _die_at(m, 27, Killed())  # dies while fetching step 28's batch: 27 steps done
+        with pytest.raises(Killed):
+            train(cfg)
+    assert len(read_log(cfg.run_dir)) == 27
+    assert read_checkpoint_meta(Path(cfg.run_dir) / "ckpt.safetensors")["step"] == 20  # 7 steps lost
+    train(TrainConfig(**{**cfg.__dict__, "resume": True}))
+    assert read_log(cfg.run_dir) == [{**r, "tokens_per_s": g["tokens_per_s"], "elapsed_s": g["elapsed_s"]}
+                                     for r, g in zip(read_log(ref.run_dir), read_log(cfg.run_dir))]
+
+
+def test_ctrl_c_saves_a_checkpoint_and_says_how_to_resume(tmp_path, tok, monkeypatch):
+    from mlx_specdec.train import read_checkpoint_meta
+
+    cfg = tiny(tmp_path, tok, max_steps=40, ckpt_every=10)
+    with monkeypatch.context() as m:
+        _die_at(m, 13, KeyboardInterrupt())
+        with pytest.raises(SpecDecError, match="interrupted at step 13; checkpoint saved, continue with --resume"):
+            train(cfg)
+    assert read_checkpoint_meta(Path(cfg.run_dir) / "ckpt.safetensors")["step"] == 13
+
+
+def test_time_budget_stops_gracefully_then_validates_and_saves(tmp_path, tok):
+    out = tmp_path / "model"
+    summary = train(tiny(tmp_path, tok, max_steps=10**6, time_budget_min=0.02, out=str(out), sample_tokens=5))
+    assert summary["stop_reason"] == "time budget"
+    assert 0 < summary["steps"] < 10**6 and math.isfinite(summary["valid_loss"])
+    assert summary["wall_time_s"] >= 1.2
+    assert (out / "model.safetensors").is_file()
+
+
+def test_time_budget_alone_calibrates_the_schedule_length(tmp_path, tok):
+    summary = train(tiny(tmp_path, tok, max_steps=None, time_budget_min=0.05))
+    assert summary["max_steps"] > 10
+    assert summary["steps"] <= summary["max_steps"]
+
+
+def test_ladder_trains_presets_with_one_shared_tokenizer(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    cfg = TrainConfig(vocab_size=VOCAB, tokenizer_stories=200, train_stories=200, valid_stories=40,
+                      max_steps=5, warmup=2, eval_rows=8, sample_tokens=5, quiet=True)
+    (res,) = train_ladder(cfg, ["storylm-tiny"], "models", explicit={"max_steps", "warmup"})
+    shared = tmp_path / "runs" / "ladder" / "tokenizer.model"
+    assert shared.is_file()
+    _, tok = load_store(tmp_path / "models" / "storylm-tiny")
+    assert tok.path.read_bytes() == shared.read_bytes()
+    assert res["steps"] == 5
+
+
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        (dict(preset="storylm-2m"), "unknown preset 'storylm-2m'"),
+        (dict(seq_len=500), "--seq-len 500 exceeds storylm-tiny's context of 128"),
+        (dict(batch_size=0), "--batch-size must be >= 1, got 0"),
+        (dict(max_steps=None, time_budget_min=None), "give --max-steps or --time-budget-min"),
+        (dict(lr=-1.0), "--lr must be > 0, got -1.0"),
+        (dict(tokenizer="/no/such/tokenizer.model"), "--tokenizer '/no/such/tokenizer.model' is not a file"),
+        (dict(resume=True), "--resume: no checkpoint at"),
+        (dict(train_stories=2, batch_size=64), "need at least --batch-size 64"),
+    ],
+)
+def test_bad_inputs_are_one_line_errors(tmp_path, tok, change, message):
+    with pytest.raises(SpecDecError) as e:
+        train(tiny(tmp_path, tok, **change))
+    assert message in str(e.value) and "\n" not in str(e.value)
+
+
+def test_existing_checkpoint_without_resume_is_refused(tmp_path, tok):
+    train(tiny(tmp_path, tok, max_steps=3))
+    with pytest.raises(SpecDecError, match="exists: pass --resume"):
+        train(tiny(tmp_path, tok, max_steps=3))
+
+
+def test_cli_prints_one_line_error_and_exits_2(tmp_path, capsys):
+    code = main(["--preset", "nope", "--max-steps", "3", "--run-dir", str(tmp_path)])
+    err = capsys.readouterr().err
+    assert code == 2 and err.startswith("error: unknown preset 'nope'") and err.count("\n") == 1
