@@ -62,6 +62,9 @@ class ModelDrafter:
             # pending + d_1..d_{k-1}, and d_k waits (see commit).
             logits = self.seq.extend(new)[-1:]
             token, q = policy.pick(logits, keys[i])
+            # Start computing this draft while Python builds the next step's graph:
+            # the host never waits here (the round's sync point is in the loop).
+            mx.async_eval(token)
             ids.append(token)
             probs.append(q)
             new = token.astype(mx.int32)
