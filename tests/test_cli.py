@@ -96,3 +96,22 @@ def test_tokenizer_mismatch_is_refused_naming_both(tiny_store, tmp_path):
     other = save_model(build(preset("storylm-tiny", vocab_size=400), seed=3), other_tok, tmp_path / "other")
     code, _, err = run_cli("--model", str(target), "--draft-model", str(other))
     assert code == 2 and str(other) in err and str(target) in err and "Traceback" not in err
+
+
+def test_ctrl_c_prints_what_was_generated_and_the_stats(tiny_store, capsys, monkeypatch):
+    import mlx_specdec.generate as gen
+
+    real_stream = gen.speculative_stream
+
+    def interrupted_after_two_rounds(*args, **kwargs):
+        for i, emission in enumerate(real_stream(*args, **kwargs)):
+            yield emission
+            if i == 1:
+                raise KeyboardInterrupt  # what Ctrl-C raises inside the loop
+
+    monkeypatch.setattr(gen, "speculative_stream", interrupted_after_two_rounds)
+    target, drafter = tiny_store
+    code = main(["--model", str(target), "--draft-model", str(drafter), "--max-tokens", "50"])
+    out = capsys.readouterr().out
+    assert code == 130
+    assert "(interrupted)" in out and "target passes: 2" in out
