@@ -66,8 +66,8 @@ class Sequence(Protocol):
     def commit(self, n_valid: int, pending: mx.array) -> None: ...
 
 
-class KVCacheSequence:
-    """Committed state in a KV cache; rollback moves the cache offset.
+class _SequenceBase:
+    """Pending tokens and the extend step shared by every strategy.
 
     With ``capture_hidden`` set (MTP self-speculation), every pass also keeps
     the trunk's final hidden states in ``hidden`` (T, D), so a head can draft
@@ -79,14 +79,36 @@ class KVCacheSequence:
     def __init__(self, model):
         self.model = model
         self.hidden = None
+        self.committed = 0
+        self.pending = mx.array([], dtype=mx.int32)
+
+    def _logits(self, inputs: mx.array, cache) -> mx.array:
+        if not self.capture_hidden:
+            return self.model(inputs[None], cache=cache)[0]
+        self.hidden = self.model.model(inputs[None], cache=cache)[0]
+        return output_projection(self.model)(self.hidden)
+
+    def forward(self, inputs: mx.array) -> mx.array:
+        raise NotImplementedError
+
+    def extend(self, tokens: mx.array) -> mx.array:
+        """Feed pending + tokens; return their logits rows, one per fed token."""
+        inputs = mx.concatenate([self.pending, tokens]) if tokens.size else self.pending
+        self.pending = mx.array([], dtype=mx.int32)
+        return self.forward(inputs)
+
+
+class KVCacheSequence(_SequenceBase):
+    """Committed state in a KV cache; rollback moves the cache offset."""
+
+    def __init__(self, model):
+        super().__init__(model)
         self.cache = make_prompt_cache(model)
         if not can_trim_prompt_cache(self.cache):
             raise SpecDecError(
                 f"{type(model).__name__} uses a cache that cannot be rolled back (e.g. recurrent or rotating layers); "
                 "use strategy='recompute'"
             )
-        self.committed = 0
-        self.pending = mx.array([], dtype=mx.int32)
 
     def prefill(self, prompt_ids) -> None:
         ids = _ids(prompt_ids)
@@ -100,16 +122,7 @@ class KVCacheSequence:
         self.pending = ids[-1:]
 
     def forward(self, inputs: mx.array) -> mx.array:
-        if not self.capture_hidden:
-            return self.model(inputs[None], cache=self.cache)[0]
-        self.hidden = self.model.model(inputs[None], cache=self.cache)[0]
-        return output_projection(self.model)(self.hidden)
-
-    def extend(self, tokens: mx.array) -> mx.array:
-        """Feed pending + tokens; return their logits rows, one per fed token."""
-        inputs = mx.concatenate([self.pending, tokens]) if tokens.size else self.pending
-        self.pending = mx.array([], dtype=mx.int32)
-        return self.forward(inputs)
+        return self._logits(inputs, self.cache)
 
     def commit(self, n_valid: int, pending: mx.array) -> None:
         excess = self.cache[0].offset - (self.committed + n_valid)
@@ -119,17 +132,12 @@ class KVCacheSequence:
         self.pending = pending
 
 
-class RecomputeSequence:
+class RecomputeSequence(_SequenceBase):
     """Reference strategy: no cache; each call scores the whole prefix again."""
 
-    capture_hidden = False
-
     def __init__(self, model):
-        self.model = model
-        self.hidden = None
+        super().__init__(model)
         self.tokens = mx.array([], dtype=mx.int32)  # everything fed, committed or not
-        self.committed = 0
-        self.pending = mx.array([], dtype=mx.int32)
 
     def prefill(self, prompt_ids) -> None:
         ids = _ids(prompt_ids)
@@ -137,15 +145,10 @@ class RecomputeSequence:
 
     def forward(self, inputs: mx.array) -> mx.array:
         self.tokens = mx.concatenate([self.tokens, inputs])
-        if not self.capture_hidden:
-            return self.model(self.tokens[None])[0, -inputs.shape[0] :]
-        self.hidden = self.model.model(self.tokens[None])[0, -inputs.shape[0] :]
-        return output_projection(self.model)(self.hidden)
-
-    def extend(self, tokens: mx.array) -> mx.array:
-        inputs = mx.concatenate([self.pending, tokens]) if tokens.size else self.pending
-        self.pending = mx.array([], dtype=mx.int32)
-        return self.forward(inputs)
+        logits = self._logits(self.tokens, None)[-inputs.shape[0] :]
+        if self.hidden is not None:
+            self.hidden = self.hidden[-inputs.shape[0] :]
+        return logits
 
     def commit(self, n_valid: int, pending: mx.array) -> None:
         self.committed += n_valid
