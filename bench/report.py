@@ -1,0 +1,289 @@
+"""What a benchmark run leaves behind: a table, headlines, JSON, markdown, plots."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+COLUMNS = ["system", "k", "tokens/s (median, min-max)", "x plain", "tokens/pass", "accept", "acc/round",
+           "peak MB", "identical", "pred. course", "pred. v_k"]
+
+
+def _f(x, fmt="{:.2f}"):
+    return "-" if x is None else fmt.format(x)
+
+
+def table_rows(result: dict) -> list[list[str]]:
+    out = []
+    for r in result["rows"]:
+        t, s = r["tokens_per_s"], r["speedup_vs_plain"]
+        ident = {True: "yes", False: "NO", None: "n/a"}[r["identical_to_plain_greedy"]]
+        out.append([
+            f"{r['impl']} {r['drafter'] or 'plain'} ({r['mode']})", _f(r["k"], "{}"),
+            f"{t['median']:.1f} ({t['min']:.1f}-{t['max']:.1f})", f"{s['median']:.2f}",
+            f"{r['tokens_per_pass']:.2f}", _f(r["acceptance_rate"], "{:.1%}"), _f(r["mean_accepted_per_round"]),
+            f"{r['peak_memory_mb']:.0f}", ident,
+            _f(r.get("predicted_speedup_course")), _f(r.get("predicted_speedup_measured_v")),
+        ])
+    return out
+
+
+def _best(rows, **where):
+    cands = [r for r in rows if all(r.get(k) == v for k, v in where.items()) and r["k"]]
+    return max(cands, key=lambda r: r["tokens_per_s"]["median"]) if cands else None
+
+
+def _row(rows, **where):
+    for r in rows:
+        if all(r.get(k) == v for k, v in where.items()):
+            return r
+    return None
+
+
+def headlines(result: dict) -> list[str]:
+    """Plain sentences: the ratios a reader came for, and the honest verdicts."""
+    rows, cmd = result["rows"], result["header"]["command"]
+    lines = []
+    plain = _row(rows, name="plain ours greedy")
+    mlx_plain = _row(rows, name="plain mlx-lm greedy")
+    if plain and mlx_plain:
+        lines.append(
+            f"Plain greedy: ours {plain['tokens_per_s']['median']:.1f} tokens/s, mlx-lm's generate_step "
+            f"{mlx_plain['tokens_per_s']['median']:.1f} tokens/s ({mlx_plain['speedup_vs_plain']['median']:.2f}x ours)."
+        )
+    best = _best(rows, impl="ours", mode="greedy")
+    if best:
+        s = best["speedup_vs_plain"]
+        lines.append(
+            f"Best speculative (greedy): ours with {best['drafter']} at k={best['k']}: "
+            f"{best['tokens_per_s']['median']:.1f} tokens/s, {s['median']:.2f}x plain greedy "
+            f"(min-max over repeats {s['min']:.2f}-{s['max']:.2f}x), {best['tokens_per_pass']:.2f} tokens per target pass."
+        )
+    # The honest verdict: accounting vs clock.
+    gained = [r for r in rows if r["k"] and r["impl"] == "ours" and r["tokens_per_pass"] > 1.05]
+    no_clock = [r for r in gained if r["speedup_vs_plain"]["median"] < 1.0]
+    if gained and len(no_clock) == len(gained):
+        lines.append(
+            "The accounting improved and the clock did not: every speculative configuration of ours makes more than "
+            "one token per target pass, and none is faster than plain decoding on this machine."
+        )
+    elif no_clock:
+        names = ", ".join(f"{r['drafter']} k={r['k']} ({r['mode']}): {r['tokens_per_pass']:.2f} tokens/pass, "
+                          f"{r['speedup_vs_plain']['median']:.2f}x" for r in no_clock)
+        lines.append(f"The accounting improved and the clock did not for: {names}.")
+    for r in gained:
+        lo = r["speedup_vs_plain"]["min"]
+        hi = r["speedup_vs_plain"]["max"]
+        if r is best and lo < 1.0 <= hi:
+            lines.append(f"The best row's speedup spread crosses 1.0 ({lo:.2f}-{hi:.2f}x): within the noise of this machine.")
+    # Ours vs mlx-lm's speculative generator at the same drafter and k.
+    for r in rows:
+        if r["impl"] == "ours" and r["kind"] == "model" and r["k"]:
+            theirs = _row(rows, impl="mlx-lm", mode=r["mode"], drafter=r["drafter"], k=r["k"])
+            if theirs:
+                ratio = r["speedup_vs_plain"]["median"] / theirs["speedup_vs_plain"]["median"]
+                r["vs_mlx_lm"] = ratio
+    pairs = [r for r in rows if "vs_mlx_lm" in r and r["mode"] == "greedy"]
+    if pairs:
+        text = ", ".join(f"k={r['k']} {r['vs_mlx_lm']:.2f}x" for r in pairs)
+        lines.append(f"Ours vs mlx-lm's speculative_generate_step, same drafter and k (greedy, tokens/s ratio): {text}.")
+    sampled = [r for r in rows if r["mode"] == "sampled" and r["impl"] == "ours" and r["kind"] == "model"]
+    if sampled:
+        parts = []
+        for r in sampled:
+            theirs = _row(rows, impl="mlx-lm", mode="sampled", drafter=r["drafter"], k=r["k"])
+            if theirs:
+                parts.append(f"k={r['k']} {r['acceptance_rate']:.1%} vs {theirs['acceptance_rate']:.1%}")
+        if parts:
+            lines.append(
+                f"Sampled acceptance at temperature {result['header']['settings']['temperature']} "
+                f"(ours: min(1, p/q) rejection sampling; mlx-lm: draft accepted only when the target's own sample "
+                f"equals it): {', '.join(parts)}."
+            )
+    mtp = _best(rows, impl="ours", mode="greedy", kind="mtp")
+    sep = _best(rows, impl="ours", mode="greedy", kind="model")
+    if mtp and sep:
+        lines.append(
+            f"MTP head vs separate drafter (best k each, greedy): {mtp['tokens_per_pass']:.2f} vs "
+            f"{sep['tokens_per_pass']:.2f} tokens/pass, {mtp['tokens_per_s']['median']:.1f} vs "
+            f"{sep['tokens_per_s']['median']:.1f} tokens/s."
+        )
+    look = _best(rows, impl="ours", mode="greedy", kind="lookup")
+    if look:
+        lines.append(
+            f"Prompt lookup (best k={look['k']}): {look['tokens_per_pass']:.2f} tokens/pass, "
+            f"{look['speedup_vs_plain']['median']:.2f}x plain."
+        )
+    bad = [r["name"] for r in rows if r["identical_to_plain_greedy"] is False]
+    lines.append(
+        "Greedy outputs identical to plain greedy: " + ("all rows (ours and mlx-lm's)." if not bad else f"NOT for {', '.join(bad)}.")
+    )
+    lines.append(f"Reproduce: `{cmd}`")
+    return lines
+
+
+def cost_lines(result: dict) -> list[str]:
+    c = result["cost_model"]
+    lines = [
+        f"Cached target step: {c['target_step_ms']:.2f} ms at a {c['context_tokens']}-token context "
+        f"(median of {c['repeats']}).",
+        "Block verification cost v_k ((k+1)-token pass / 1-token pass): "
+        + ", ".join(f"k={k}: {v:.2f}" for k, v in c["v_k"].items()) + ".",
+        "Drafter/target cost ratio c: " + ", ".join(f"{n}: {v:.3f}" for n, v in c["c"].items()) + ".",
+    ]
+    for name, be in c.get("break_even_alpha_k4", {}).items():
+        course = "none (cannot win)" if be["course"] is None else f"{be['course']:.3f}"
+        meas = "none (cannot win)" if be["measured_v"] is None else f"{be['measured_v']:.3f}"
+        lines.append(f"Break-even per-token acceptance at k=4 for {name}: alpha = {course} (course model, v=1), "
+                     f"{meas} (with measured v_4).")
+    return lines
+
+
+def print_table(result: dict, file=None) -> None:
+    file = file or sys.stdout
+    rows = table_rows(result)
+    if file.isatty():
+        from rich.console import Console
+        from rich.table import Table
+
+        table = Table(title=f"mlx-specdec bench: {result['header']['target']} on {result['header']['machine']}",
+                      title_justify="left")
+        for col in COLUMNS:
+            table.add_column(col, justify="left" if col == "system" else "right")
+        for row in rows:
+            style = "red" if row[8] == "NO" else None
+            table.add_row(*row, style=style)
+        console = Console(file=file)
+        console.print(table)
+        for line in cost_lines(result) + headlines(result):
+            console.print(line, highlight=False)
+    else:
+        widths = [max(len(c), *(len(r[i]) for r in rows)) for i, c in enumerate(COLUMNS)]
+        print("  ".join(c.ljust(w) for c, w in zip(COLUMNS, widths)), file=file)
+        for row in rows:
+            print("  ".join(v.ljust(w) for v, w in zip(row, widths)), file=file)
+        print(file=file)
+        for line in cost_lines(result) + headlines(result):
+            print(line, file=file)
+
+
+def markdown(result: dict, plots: list[str]) -> str:
+    h = result["header"]
+    s = h["settings"]
+    out = [
+        f"# Benchmark: {h['target']} on {h['machine']} ({h['date'][:10]})",
+        "",
+        f"Reproduce: `{h['command']}`",
+        "",
+        f"MLX {h['mlx']} (mlx-lm {h.get('mlx_lm', '?')}), device {h['device']}, CPU {h['cpu']}"
+        + (f", GPU {h['gpu']}" if h.get("gpu") else "")
+        + f", BLAS {h['blas']} ({h['matmul_gflops_fp32_512']} GFLOP/s fp32), compute dtype {h['compute_dtype']}, "
+        f"Python {h['python']}. Load average at start: {h.get('load_average')}.",
+        "",
+        f"{len(result['prompts'])} held-out prompts (prompt set v{h['prompt_set_version']}), {s['max_tokens']} new tokens "
+        f"each, no EOS stop (every system emits exactly the same number of tokens); {s['repeats']} timed repeats after "
+        f"a warm-up, system order rotated each repeat. tokens/s = tokens / synchronised wall-clock seconds over all "
+        f"prompts (prefill of the short prompt included); 'x plain' = paired per-repeat ratio to our plain decoding "
+        f"in the same mode, median. Sampled rows use temperature {s['temperature']}.",
+        "",
+        "## Headlines",
+        "",
+        *[f"- {line}" for line in headlines(result)],
+        "",
+        "## All rows",
+        "",
+        "| " + " | ".join(COLUMNS) + " |",
+        "|" + "|".join(["---"] + ["---:"] * (len(COLUMNS) - 1)) + "|",
+        *["| " + " | ".join(row) + " |" for row in table_rows(result)],
+        "",
+        "accept = accepted drafts / drafted; acc/round = mean accepted drafts per round (E[accepted]); "
+        "tokens/pass = emitted tokens / target passes (= E[accepted] + 1). mlx-lm's counters are derived from its "
+        "from_draft flags. pred. course = (E[acc]+1)/(1+k c); pred. v_k = (E[acc]+1)/(v_k + k c), with k the mean "
+        "drafts per round. Peak memory: " + (result["rows"][0]["peak_memory_source"] if result["rows"] else "-") + ".",
+        "",
+        "## Cost model",
+        "",
+        *[f"- {line}" for line in cost_lines(result)],
+        "",
+    ]
+    if result["notes"]:
+        out += ["## Notes", "", *[f"- {n}" for n in result["notes"]], ""]
+    if plots:
+        out += ["## Plots", "", *[f"![{Path(p).stem}]({Path(p).name})" for p in plots], ""]
+    return "\n".join(out)
+
+
+def plot(result: dict, stem: Path) -> tuple[list[str], str | None]:
+    """PNG plots beside the results; ([], note) when matplotlib is missing."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return [], "plots skipped: matplotlib is not installed (pip install 'mlx-specdec[plot]')"
+    rows = result["rows"]
+    cmd = result["header"]["command"]
+    paths = []
+
+    fig, ax = plt.subplots(figsize=(6.4, 4.2))
+    series = sorted({(r["impl"], r["drafter"], r["mode"]) for r in rows if r["k"]}, key=str)
+    for impl, drafter, mode in series:
+        pts = sorted((r["k"], r["tokens_per_pass"]) for r in rows
+                     if r["k"] and (r["impl"], r["drafter"], r["mode"]) == (impl, drafter, mode))
+        ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", linestyle="-" if impl == "ours" else "--",
+                label=f"{impl} {drafter} ({mode})")
+    ax.axhline(1.0, color="grey", lw=0.8)
+    ax.set_xscale("log", base=2)
+    ax.set_xlabel("k (draft tokens per round)")
+    ax.set_ylabel("tokens per target pass")
+    ax.set_title(f"Acceptance curve, target {result['header']['target']}")
+    ax.legend(fontsize=7)
+    fig.text(0.01, 0.005, cmd, fontsize=6, color="grey")
+    fig.tight_layout(rect=(0, 0.03, 1, 1))
+    paths.append(str(stem.with_name(stem.name + "-tokens-per-pass.png")))
+    fig.savefig(paths[-1], dpi=110)
+    plt.close(fig)
+
+    fig, ax = plt.subplots(figsize=(6.4, 4.2))
+    for mode, marker in (("greedy", "o"), ("sampled", "s")):
+        for impl, color in (("ours", "tab:blue"), ("mlx-lm", "tab:orange")):
+            sel = [r for r in rows if r["mode"] == mode and r["impl"] == impl]
+            if not sel:
+                continue
+            ax.scatter([r["tokens_per_pass"] for r in sel], [r["tokens_per_s"]["median"] for r in sel],
+                       marker=marker, color=color, label=f"{impl} ({mode})", alpha=0.8)
+            for r in sel:
+                if r["k"]:
+                    ax.annotate(f"{(r['drafter'] or '')[:8]} k{r['k']}", (r["tokens_per_pass"], r["tokens_per_s"]["median"]),
+                                fontsize=5, alpha=0.7)
+    plain = _row(rows, name="plain ours greedy")
+    if plain:
+        ax.axhline(plain["tokens_per_s"]["median"], color="grey", lw=0.8, ls=":", label="plain greedy (ours)")
+    ax.set_xlabel("tokens per target pass (accounting)")
+    ax.set_ylabel("tokens/s (clock, median)")
+    ax.set_title("Does the accounting buy wall-clock time?")
+    ax.legend(fontsize=7)
+    fig.text(0.01, 0.005, cmd, fontsize=6, color="grey")
+    fig.tight_layout(rect=(0, 0.03, 1, 1))
+    paths.append(str(stem.with_name(stem.name + "-tokens-per-s.png")))
+    fig.savefig(paths[-1], dpi=110)
+    plt.close(fig)
+    return paths, None
+
+
+def write(result: dict, out_dir: Path, stem_name: str) -> dict:
+    """JSON + markdown + PNGs into out_dir; returns their paths."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    stem = out_dir / stem_name
+    plots, note = plot(result, stem)
+    if note:
+        result["notes"].append(note)
+    headlines(result)  # fills vs_mlx_lm into rows before the JSON is written
+    result["headlines"] = headlines(result)
+    json_path = out_dir / f"{stem_name}.json"
+    json_path.write_text(json.dumps(result, indent=1) + "\n")
+    md_path = out_dir / f"{stem_name}.md"
+    md_path.write_text(markdown(result, plots))
+    return {"json": str(json_path), "markdown": str(md_path), "plots": plots}
