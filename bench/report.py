@@ -78,16 +78,12 @@ def headlines(result: dict) -> list[str]:
         if r is best and lo < 1.0 <= hi:
             lines.append(f"The best row's speedup spread crosses 1.0 ({lo:.2f}-{hi:.2f}x): within the noise of this machine.")
     # Ours vs mlx-lm's speculative generator at the same drafter and k.
-    for r in rows:
-        if r["impl"] == "ours" and r["kind"] == "model" and r["k"]:
-            theirs = _row(rows, impl="mlx-lm", mode=r["mode"], drafter=r["drafter"], k=r["k"])
-            if theirs:
-                ratio = r["speedup_vs_plain"]["median"] / theirs["speedup_vs_plain"]["median"]
-                r["vs_mlx_lm"] = ratio
-    pairs = [r for r in rows if "vs_mlx_lm" in r and r["mode"] == "greedy"]
-    if pairs:
-        text = ", ".join(f"k={r['k']} {r['vs_mlx_lm']:.2f}x" for r in pairs)
-        lines.append(f"Ours vs mlx-lm's speculative_generate_step, same drafter and k (greedy, tokens/s ratio): {text}.")
+    for mode in ("greedy", "sampled"):
+        pairs = [r for r in rows if "vs_mlx_lm" in r and r["mode"] == mode]
+        if pairs:
+            text = ", ".join(f"{r['drafter']} k={r['k']} {r['vs_mlx_lm']['median']:.2f}x" for r in pairs)
+            lines.append(f"Ours vs mlx-lm's speculative_generate_step, same drafter and k ({mode}; tokens/s ratio, "
+                         f"paired per repeat, median): {text}.")
     sampled = [r for r in rows if r["mode"] == "sampled" and r["impl"] == "ours" and r["kind"] == "model"]
     if sampled:
         parts = []
@@ -168,6 +164,10 @@ def print_table(result: dict, file=None) -> None:
             print(line, file=file)
 
 
+def _load(avg) -> str:
+    return "-" if not avg else "/".join(f"{x:.1f}" for x in avg)
+
+
 def markdown(result: dict, plots: list[str]) -> str:
     h = result["header"]
     s = h["settings"]
@@ -179,7 +179,8 @@ def markdown(result: dict, plots: list[str]) -> str:
         f"MLX {h['mlx']} (mlx-lm {h.get('mlx_lm', '?')}), device {h['device']}, CPU {h['cpu']}"
         + (f", GPU {h['gpu']}" if h.get("gpu") else "")
         + f", BLAS {h['blas']} ({h['matmul_gflops_fp32_512']} GFLOP/s fp32), compute dtype {h['compute_dtype']}, "
-        f"Python {h['python']}. Load average at start: {h.get('load_average')}.",
+        f"Python {h['python']}. Load average (1/5/15 min) at start {_load(h.get('load_average'))}, at end "
+        f"{_load(h.get('load_average_end'))}: the machine is shared, so read the paired ratios more than absolute speeds.",
         "",
         f"{len(result['prompts'])} held-out prompts (prompt set v{h['prompt_set_version']}), {s['max_tokens']} new tokens "
         f"each, no EOS stop (every system emits exactly the same number of tokens); {s['repeats']} timed repeats after "
@@ -280,7 +281,6 @@ def write(result: dict, out_dir: Path, stem_name: str) -> dict:
     plots, note = plot(result, stem)
     if note:
         result["notes"].append(note)
-    headlines(result)  # fills vs_mlx_lm into rows before the JSON is written
     result["headlines"] = headlines(result)
     json_path = out_dir / f"{stem_name}.json"
     json_path.write_text(json.dumps(result, indent=1) + "\n")

@@ -121,6 +121,15 @@ def reduce_rows(systems: list[System], runs: dict[str, list[list[Run]]], costs: 
             row["predicted_speedup_course"] = costmodel.predicted_speedup(e_acc, k_eff, c)
             row["predicted_speedup_measured_v"] = costmodel.predicted_speedup(e_acc, k_eff, c, _interp_v(v_k, k_eff))
         rows.append(row)
+    # Ours against mlx-lm's speculative generator at the same drafter, k and mode: paired per repeat.
+    for row in rows:
+        if row["impl"] != "ours" or not row["k"]:
+            continue
+        theirs = next((r for r in rows if r["impl"] == "mlx-lm" and r["mode"] == row["mode"]
+                       and r["drafter"] == row["drafter"] and r["k"] == row["k"]), None)
+        if theirs:
+            row["vs_mlx_lm"] = quantiles([a / b for a, b in zip(row["tokens_per_s"]["per_repeat"],
+                                                                 theirs["tokens_per_s"]["per_repeat"])])
     return rows
 
 
@@ -234,6 +243,7 @@ def run_benchmark(settings: Settings, *, target: str | None = None, drafters: li
         for name, c in drafter_c.items()
     }
     rows = reduce_rows(systems, runs, costs, drafter_c)
+    head["load_average_end"] = list(os.getloadavg()) if hasattr(os, "getloadavg") else None
     return {
         "schema": SCHEMA,
         "header": head,

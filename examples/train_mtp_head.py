@@ -13,6 +13,7 @@ x_{t+1} through attention; the head has only h_t and x_{t+1}'s embedding).
 
 import argparse
 import csv
+import shutil
 import sys
 import tempfile
 from pathlib import Path
@@ -56,7 +57,10 @@ def main(argv=None) -> int:
           f"the head matches the base's own top-1 on {summary['agree_d1']:.1%} of positions "
           "(what greedy self-speculation would accept at depth 1, teacher-forced)")
     plot = run_dir / "curves.png"
-    print(f"curves: {run_dir / 'curves.csv'}" + (f", plot: {plot}" if plot.is_file() else " (no plot: matplotlib missing)"))
+    if args.quick and args.run_dir is None:
+        shutil.rmtree(run_dir)  # a smoke run leaves nothing behind
+    else:
+        print(f"curves: {run_dir / 'curves.csv'}" + (f", plot: {plot}" if plot.is_file() else " (no plot: matplotlib missing)"))
     return 0
 
 

@@ -1,0 +1,195 @@
+"""The benchmark harness: its arithmetic, its counters for mlx-lm, and a quick run end to end."""
+
+import importlib
+import json
+
+import mlx.core as mx
+import numpy as np
+import pytest
+
+from bench import costmodel
+from bench.cli import main as bench_main
+from bench.prompts import load_prompts
+from bench.report import headlines
+from bench.systems import mlx_lm_rounds
+from mlx_specdec.errors import SpecDecError
+from tests.conftest import SHIPPED
+from tests.mocks import TableLM
+
+
+# -- cost model ---------------------------------------------------------------
+
+
+def test_iid_expected_accepted_is_the_geometric_partial_sum():
+    assert costmodel.iid_expected_accepted(0.5, 4) == pytest.approx(0.5 + 0.25 + 0.125 + 0.0625)
+    assert costmodel.iid_expected_accepted(1.0, 8) == 8
+    assert costmodel.iid_expected_accepted(0.0, 4) == 0
+
+
+@pytest.mark.parametrize("c,v", [(0.1, 1.0), (0.3, 1.0), (0.25, 1.4), (0.05, 2.0)])
+def test_break_even_alpha_makes_the_predicted_speedup_exactly_one(c, v):
+    alpha = costmodel.break_even_alpha(4, c, v)
+    assert 0 < alpha < 1
+    e_acc = costmodel.iid_expected_accepted(alpha, 4)
+    assert costmodel.predicted_speedup(e_acc, 4, c, v) == pytest.approx(1.0, abs=1e-6)
+    # a little more acceptance wins, a little less loses
+    assert costmodel.predicted_speedup(costmodel.iid_expected_accepted(alpha + 0.01, 4), 4, c, v) > 1
+    assert costmodel.predicted_speedup(costmodel.iid_expected_accepted(alpha - 0.01, 4), 4, c, v) < 1
+
+
+def test_break_even_alpha_is_none_when_a_full_block_cannot_pay_for_the_round():
+    # k=4: at most 5 tokens a round; 1.2 + 4 * 1.0 = 5.2 target steps of cost
+    assert costmodel.break_even_alpha(4, 1.0, 1.2) is None
+    assert costmodel.break_even_alpha(4, 0.0, 1.0) == 0.0  # free drafts: any acceptance pays
+
+
+def test_predicted_speedup_course_and_measured_v():
+    assert costmodel.predicted_speedup(2.0, 4, 0.25) == pytest.approx(3.0 / 2.0)
+    assert costmodel.predicted_speedup(2.0, 4, 0.25, v=1.5) == pytest.approx(3.0 / 2.5)
+
+
+# -- mlx-lm counters ----------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "flags,k,cap,expected",
+    [
+        ([False, False, False], 4, 3, (3, 3 + 2 + 1, 0)),  # nothing accepted; drafts shrink with the tokens left
+        ([True, True, False, True, False], 2, 5, (2, 4, 3)),  # full acceptance + bonus, then 1 of 2
+        ([True, True, True], 4, 3, (1, 3, 3)),  # last round drafts only what the cap leaves, no target token
+        ([True, False, True, True], 4, 4, (2, 4 + 2, 3)),  # cap reached inside the second round's drafts
+    ],
+)
+def test_mlx_lm_rounds_replays_the_loop(flags, k, cap, expected):
+    assert mlx_lm_rounds(flags, k, cap) == expected
+
+
+def test_mlx_lm_rounds_refuses_flags_that_cannot_come_from_the_loop():
+    with pytest.raises(ValueError):
+        mlx_lm_rounds([True, True, True], 2, 10)  # a round of k=2 cannot accept 3 drafts
+
+
+class _CountingModel:
+    """Counts target passes (and their lengths) made by mlx-lm's speculative generator."""
+
+    def __init__(self, model):
+        self.model, self.passes = model, []
+        self.layers = model.layers
+        self.args = model.args
+
+    def make_cache(self):
+        return self.model.make_cache()
+
+    def __call__(self, ids, cache=None):
+        self.passes.append(ids.shape[1])
+        return self.model(ids, cache=cache)
+
+
+def test_mlx_lm_rounds_match_the_target_passes_mlx_lm_really_makes():
+    gen = importlib.import_module("mlx_lm.generate")
+    rng = np.random.default_rng(0)
+    target = TableLM(12, seed=3)
+    # A drafter that agrees with the target often but not always: partial acceptance.
+    drafter = TableLM(12, table=np.array(target.table) + rng.normal(size=target.table.shape) * 2.0)
+    counted = _CountingModel(target)
+    k, cap = 3, 40
+    flags = [d for _, _, d in gen.speculative_generate_step(
+        mx.array([1, 2, 3]), counted, drafter, num_draft_tokens=k, max_tokens=cap)]
+    rounds, drafted, accepted = mlx_lm_rounds(flags, k, cap)
+    verify_passes = counted.passes[1:]  # the first pass is the prompt prefill
+    assert rounds == len(verify_passes)
+    assert drafted == sum(verify_passes) - rounds  # each pass scores [last token, drafts]
+    assert accepted == sum(flags)
+    assert 0 < accepted < drafted  # the case is not degenerate
+
+
+# -- prompts and the verdict ----------------------------------------------------
+
+
+def test_prompt_file_is_versioned_and_held_out():
+    version, prompts = load_prompts()
+    assert version >= 1
+    assert len({p["id"] for p in prompts}) == len(prompts)
+    assert any(p["source"].startswith("bundled valid split") for p in prompts)
+    assert load_prompts(n=2)[1] == prompts[:2]
+
+
+def test_bad_prompt_file_is_a_one_line_error(tmp_path):
+    bad = tmp_path / "p.json"
+    bad.write_text('{"prompts": [{"id": "x", "text": ""}]}')
+    with pytest.raises(SpecDecError, match="non-empty texts"):
+        load_prompts(bad)
+    with pytest.raises(SpecDecError, match="does not exist"):
+        load_prompts(tmp_path / "missing.json")
+
+
+def _row(name, impl, mode, k, tps, per_pass, speedup, drafter="d", kind="model"):
+    q = lambda x: {"median": x, "min": x, "max": x, "per_repeat": [x]}  # noqa: E731
+    return {"name": name, "impl": impl, "mode": mode, "drafter": drafter if k else None, "kind": kind if k else "plain",
+            "k": k, "tokens_per_s": q(tps), "speedup_vs_plain": q(speedup), "tokens_per_pass": per_pass,
+            "acceptance_rate": 0.5 if k else None, "mean_accepted_per_round": per_pass - 1 if k else None,
+            "identical_to_plain_greedy": True if mode == "greedy" else None}
+
+
+def _result(rows):
+    return {"rows": rows, "header": {"command": "python -m bench", "settings": {"temperature": 1.0}}}
+
+
+def test_summary_says_when_the_accounting_improved_and_the_clock_did_not():
+    rows = [_row("plain ours greedy", "ours", "greedy", None, 100.0, 1.0, 1.0),
+            _row("ours d k=4 greedy", "ours", "greedy", 4, 80.0, 2.6, 0.8)]
+    text = " ".join(headlines(_result(rows)))
+    assert "The accounting improved and the clock did not" in text
+    rows[1] = _row("ours d k=4 greedy", "ours", "greedy", 4, 130.0, 2.6, 1.3)
+    text = " ".join(headlines(_result(rows)))
+    assert "clock did not" not in text
+    assert "1.30x plain greedy" in text
+
+
+def test_summary_flags_a_greedy_row_that_is_not_identical():
+    rows = [_row("plain ours greedy", "ours", "greedy", None, 100.0, 1.0, 1.0),
+            _row("mlx-lm d k=2 greedy", "mlx-lm", "greedy", 2, 90.0, 2.0, 0.9)]
+    rows[1]["identical_to_plain_greedy"] = False
+    assert any("NOT for mlx-lm d k=2 greedy" in line for line in headlines(_result(rows)))
+
+
+def test_cli_rejects_bad_k_in_one_line(capsys):
+    assert bench_main(["--k", "0,2"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("error: --k") and "\n" not in err
+
+
+# -- the quick run, end to end --------------------------------------------------
+
+
+def test_quick_bench_writes_results_and_every_greedy_row_is_identical(tmp_path, tiny_store):
+    shipped = all((SHIPPED / n / "model.safetensors").is_file() for n in ("storylm-1m", "storylm-5m"))
+    args = ["--quick", "--out", str(tmp_path), "--name", "smoke"]
+    if not shipped:
+        target, drafter = tiny_store
+        args += ["--target", str(target), "--drafter", str(drafter)]
+    assert bench_main(args) == 0
+
+    result = json.loads((tmp_path / "smoke.json").read_text())
+    for key in ("mlx", "device", "blas", "cpu", "python", "date", "command", "machine", "prompt_set_version"):
+        assert key in result["header"], key
+    assert result["header"]["command"].startswith("python -m bench --quick")
+    rows = result["rows"]
+    for row in rows:
+        for key in ("tokens_per_s", "speedup_vs_plain", "tokens_per_pass", "acceptance_rate",
+                    "mean_accepted_per_round", "peak_memory_mb", "identical_to_plain_greedy"):
+            assert key in row, key
+    greedy = [r for r in rows if r["mode"] == "greedy"]
+    assert {r["impl"] for r in greedy} == {"ours", "mlx-lm"}
+    assert {r["k"] for r in greedy if r["k"]} == {1, 4}
+    assert all(r["identical_to_plain_greedy"] is True for r in greedy)
+    assert any(r["mode"] == "sampled" and r["impl"] == "mlx-lm" and r["k"] for r in rows)
+    cost = result["cost_model"]
+    assert set(cost["v_k"]) >= {"1", "4"} and cost["c"] and "break_even_alpha_k4" in cost
+    md = (tmp_path / "smoke.md").read_text()
+    assert "## Headlines" in md and "Reproduce: `python -m bench --quick" in md
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        return
+    assert (tmp_path / "smoke-tokens-per-pass.png").is_file() and (tmp_path / "smoke-tokens-per-s.png").is_file()
