@@ -348,8 +348,8 @@ def train(cfg: TrainConfig, tok=None, invocation: str | None = None) -> dict:
     say = (lambda *a: None) if cfg.quiet else (lambda m: print(m, flush=True))
 
     tok = tok or get_tokenizer(cfg, run_dir, say)
-    train_rows, valid_rows = load_data(cfg, tok, Path(cfg.data_cache or run_dir), say)
-    valid_rows = valid_rows[: cfg.eval_rows]
+    train_rows, all_valid_rows = load_data(cfg, tok, Path(cfg.data_cache or run_dir), say)
+    valid_rows = all_valid_rows[: cfg.eval_rows]  # periodic checks; the final one uses every row
     tokens_per_step = cfg.batch_size * cfg.seq_len
 
     mx.random.seed(cfg.seed)
@@ -379,6 +379,8 @@ def train(cfg: TrainConfig, tok=None, invocation: str | None = None) -> dict:
         step, elapsed = meta["step"], meta["elapsed_s"]
         say(f"resumed {ckpt_path} at step {step}")
     _truncate_log(run_dir / "log.csv", step)
+    # The card names the command that started the run, not the one that resumed it.
+    first_invocation = (meta or {}).get("invocation") or invocation or cfg_command(cfg)
 
     state = [model.state, optimizer.state]
 
@@ -392,7 +394,7 @@ def train(cfg: TrainConfig, tok=None, invocation: str | None = None) -> dict:
     def run_meta() -> dict:
         return dict(step=step, rows_seen=step * cfg.batch_size, max_steps=max_steps, elapsed_s=elapsed,
                     seed=cfg.seed, tokenizer_fingerprint=tok.fingerprint, preset=cfg.preset,
-                    config=asdict(cfg), architecture=model.args.to_dict())
+                    config=asdict(cfg), architecture=model.args.to_dict(), invocation=first_invocation)
 
     log_f = open(run_dir / "log.csv", "a", newline="")
     log = csv.DictWriter(log_f, LOG_FIELDS)
@@ -408,6 +410,11 @@ def train(cfg: TrainConfig, tok=None, invocation: str | None = None) -> dict:
     t_start, elapsed0 = time.perf_counter(), elapsed
     try:
         while step < max_steps:
+            # Checked before a step, so resuming a run that already spent its
+            # budget just re-validates and re-saves it.
+            if elapsed >= budget_s:
+                stop_reason = "time budget"
+                break
             rows = train_rows[batch_rows(len(train_rows), cfg.batch_size, step, cfg.seed)].astype(np.int32)
             x = mx.array(rows)
             loss, _ = train_step(x[:, :-1], x[:, 1:])
@@ -432,9 +439,6 @@ def train(cfg: TrainConfig, tok=None, invocation: str | None = None) -> dict:
                 losses, t_last, step_last = [], time.perf_counter(), step
             if step % cfg.ckpt_every == 0 and step < max_steps:
                 save_checkpoint(ckpt_path, model, optimizer, run_meta())
-            if elapsed >= budget_s and step < max_steps:
-                stop_reason = "time budget"
-                break
     except KeyboardInterrupt:
         progress.close()
         save_checkpoint(ckpt_path, model, optimizer, run_meta())
@@ -442,7 +446,7 @@ def train(cfg: TrainConfig, tok=None, invocation: str | None = None) -> dict:
     progress.close()
 
     model.eval()
-    valid_loss = evaluate(model, valid_rows, cfg.batch_size)
+    valid_loss = evaluate(model, all_valid_rows, cfg.batch_size)
     elapsed = elapsed0 + time.perf_counter() - t_start
     save_checkpoint(ckpt_path, model, optimizer, run_meta())
     log_f.close()
@@ -463,9 +467,10 @@ def train(cfg: TrainConfig, tok=None, invocation: str | None = None) -> dict:
             optimizer=f"AdamW lr {cfg.lr:g} (warmup {cfg.warmup}, cosine to {cfg.lr * cfg.min_lr_ratio:g}), "
                       f"wd {cfg.weight_decay:g}, clip {cfg.grad_clip:g}",
             final_train_loss=train_loss, final_valid_loss=valid_loss,
-            valid_loss_measured_on=f"{len(valid_rows) * cfg.seq_len:,} held-out tokens (valid split)",
-            wall_time=_fmt_time(elapsed), tokens_per_s=summary["tokens_per_s"],
-            machine=machine(), seed=cfg.seed, invoked_as=invocation or cfg_command(cfg),
+            valid_loss_measured_on=f"{all_valid_rows.size - len(all_valid_rows):,} held-out next-token "
+                                   f"targets ({cfg.valid_stories:,} valid-split stories)",
+            wall_time=_fmt_time(elapsed), tokens_per_s_overall=summary["tokens_per_s"],
+            machine=machine(), seed=cfg.seed, invoked_as=first_invocation,
             command=cfg_command(cfg), samples=samples,
         )
         from .models.store import save_model

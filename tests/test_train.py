@@ -172,11 +172,15 @@ def test_ctrl_c_saves_a_checkpoint_and_says_how_to_resume(tmp_path, tok, monkeyp
 
 def test_time_budget_stops_gracefully_then_validates_and_saves(tmp_path, tok):
     out = tmp_path / "model"
-    summary = train(tiny(tmp_path, tok, max_steps=10**6, time_budget_min=0.02, out=str(out), sample_tokens=5))
+    cfg = tiny(tmp_path, tok, max_steps=10**6, time_budget_min=0.02, out=str(out), sample_tokens=5)
+    summary = train(cfg)
     assert summary["stop_reason"] == "time budget"
     assert 0 < summary["steps"] < 10**6 and math.isfinite(summary["valid_loss"])
     assert summary["wall_time_s"] >= 1.2
     assert (out / "model.safetensors").is_file()
+    # Resuming a run whose budget is spent trains nothing more: it re-validates and re-saves.
+    again = train(TrainConfig(**{**cfg.__dict__, "resume": True}))
+    assert again["steps"] == summary["steps"] and again["valid_loss"] == summary["valid_loss"]
 
 
 def test_time_budget_alone_calibrates_the_schedule_length(tmp_path, tok):
