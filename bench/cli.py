@@ -35,7 +35,7 @@ def parser():
     p.add_argument("--quick", action="store_true", help="smoke mode: 3 prompts, 32 tokens, k in {1,4}, 1 repeat")
     p.add_argument("--out", default=None, help="output folder (default bench/results)")
     p.add_argument("--repeats", type=int, default=None, help="timed repeats per system (default 3; quick 1)")
-    p.add_argument("--max-tokens", type=int, default=None, help="new tokens per prompt (default 128; quick 32)")
+    p.add_argument("--max-tokens", type=int, default=None, help="new tokens per prompt (default 96; quick 32)")
     p.add_argument("--k", default=None, help="draft lengths, comma-separated (default 1,2,4,8; quick 1,4)")
     p.add_argument("--prompts", type=int, default=None, help="use the first N prompts (default all; quick 3)")
     p.add_argument("--prompt-file", default=None, help="prompt set JSON (default bench/prompts.json)")

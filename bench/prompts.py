@@ -21,7 +21,7 @@ PROMPTS_FILE = Path(__file__).with_name("prompts.json")
 VERSION = 1
 FIRST_VALID_INDEX = 10_000  # far past the trainer's 2,000 validation stories
 STRIDE = 97  # spread the picks over many plot shapes
-N_BUNDLED = 8
+N_BUNDLED = 6
 
 HAND_WRITTEN = [
     "Sam and his little sister went to the park on a sunny morning.",

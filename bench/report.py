@@ -230,13 +230,18 @@ def plot(result: dict, stem: Path) -> tuple[list[str], str | None]:
 
     fig, ax = plt.subplots(figsize=(6.4, 4.2))
     series = sorted({(r["impl"], r["drafter"], r["mode"]) for r in rows if r["k"]}, key=str)
+    drafters = sorted({d for _, d, _ in series})
+    colours = {d: plt.cm.tab10(i % 10) for i, d in enumerate(drafters)}
     for impl, drafter, mode in series:
         pts = sorted((r["k"], r["tokens_per_pass"]) for r in rows
                      if r["k"] and (r["impl"], r["drafter"], r["mode"]) == (impl, drafter, mode))
-        ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", linestyle="-" if impl == "ours" else "--",
-                label=f"{impl} {drafter} ({mode})")
+        ax.plot([p[0] for p in pts], [p[1] for p in pts], color=colours[drafter],
+                linestyle="-" if impl == "ours" else "--", marker="o" if mode == "greedy" else "s",
+                alpha=1.0 if mode == "greedy" else 0.6, label=f"{impl} {drafter} ({mode})")
+    ks = sorted({r["k"] for r in rows if r["k"]})
     ax.axhline(1.0, color="grey", lw=0.8)
     ax.set_xscale("log", base=2)
+    ax.set_xticks(ks, [str(k) for k in ks])
     ax.set_xlabel("k (draft tokens per round)")
     ax.set_ylabel("tokens per target pass")
     ax.set_title(f"Acceptance curve, target {result['header']['target']}")

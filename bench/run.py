@@ -31,7 +31,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 @dataclass
 class Settings:
-    max_tokens: int = 128
+    max_tokens: int = 96
     ks: list[int] = field(default_factory=lambda: [1, 2, 4, 8])
     repeats: int = 3
     n_prompts: int | None = None  # None: every prompt in the file
@@ -143,6 +143,7 @@ def header(settings: Settings, target_name: str, prompt_version: int, argv: list
         "python": platform.python_version(),
         "command": " ".join(["python -m bench", *argv]),
         "load_average": list(os.getloadavg()) if hasattr(os, "getloadavg") else None,
+        "env": {k: os.environ.get(k) for k in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MLX_SPECDEC_BLAS")},
         "target": target_name,
         "prompt_set_version": prompt_version,
         "settings": asdict(settings),

@@ -58,6 +58,7 @@ class DrafterSpec:
     sampled: bool = True  # whether to run it in the sampled mode too
     note: str = ""
     cost: Callable | None = None  # (target_step_seconds) -> c, for non-model drafters
+    max_k: int | None = None  # most drafts it can propose a round (None: any k)
 
 
 @dataclass
@@ -137,7 +138,7 @@ def mtp_drafters(ctx: Context) -> list[DrafterSpec]:
         DrafterSpec(
             name=f"mtp:{path.name}", kind="mtp", make=lambda: mtp.MTPDrafter(head), sampled=False,
             note=f"MTP head on the target's own trunk; drafts at most {depth} tokens a round (its trained depth)",
-            cost=lambda step: _mtp_cost(head, step),
+            cost=lambda step: _mtp_cost(head, step), max_k=depth,
         )
     ]
 
@@ -317,7 +318,8 @@ def build_systems(target, drafters: list[DrafterSpec], ks: list[int], *, sampled
         for spec in drafters:
             if mode == "sampled" and not spec.sampled:
                 continue
-            for k in ks:
+            # A drafter with a depth cap (an MTP head) proposes at most max_k drafts: larger k repeat the same run.
+            for k in sorted({min(k, spec.max_k or k) for k in ks}):
                 systems.append(System(f"ours {spec.name} k={k} {mode}", "ours", mode, spec.name, spec.kind, k,
                                       ours_spec(target, spec, k, temp)))
             if with_mlx_lm and spec.draft_model is not None:
