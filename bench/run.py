@@ -165,8 +165,10 @@ class Progress:
         if self.tty:
             from rich.progress import BarColumn, MofNCompleteColumn, Progress as RichProgress, TextColumn, TimeRemainingColumn
 
+            from rich.console import Console
+
             self.bar = RichProgress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                                    TimeRemainingColumn(), transient=True)
+                                    TimeRemainingColumn(), transient=True, console=Console(file=sys.stderr))
             self.task = self.bar.add_task("bench", total=total)
             self.bar.start()
 
