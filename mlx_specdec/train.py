@@ -262,6 +262,28 @@ def greedy_sample(model, tok, prompt: str, max_tokens: int) -> str:
     return tok.decode([i for i in ids if i != tok.bos_id] + out)
 
 
+def evaluate_models(paths, corpus: str = "bundled", n_stories: int = 2000, seq_len: int = 256,
+                    data_seed: int = 0, batch_size: int = 16) -> list[dict]:
+    """Held-out loss of store models on the same valid-split rows (per tokenizer).
+
+    This is the ladder's yardstick: every model sees exactly the same targets,
+    packed as in training, with its weights as stored (fp16-rounded).
+    """
+    from .models.store import load_store
+
+    cfg = TrainConfig(corpus=corpus, data_seed=data_seed)
+    rows_by_tok, results = {}, []
+    for path in paths:
+        model, tok = load_store(path)
+        if tok.fingerprint not in rows_by_tok:
+            rows_by_tok[tok.fingerprint] = pack(encode_split(cfg, tok, "valid", n_stories), seq_len)
+        rows = rows_by_tok[tok.fingerprint]
+        loss = evaluate(model, rows, batch_size)
+        results.append(dict(model=str(path), parameters=num_parameters(model), valid_loss=loss,
+                            perplexity=math.exp(loss), targets=int(rows.size - len(rows))))
+    return results
+
+
 def machine() -> str:
     cpu = platform.processor() or ""
     try:
@@ -550,6 +572,8 @@ def parse_args(argv=None):
             p.add_argument(flag, type=typ, default=None)
     p.add_argument("--ladder", action="store_true", help="train storylm-1m then storylm-5m, one shared tokenizer")
     p.add_argument("--ladder-presets", default="storylm-1m,storylm-5m")
+    p.add_argument("--evaluate", nargs="+", metavar="MODEL",
+                   help="only report the valid-split loss of these store folders (uses --corpus, --valid-stories, --seq-len)")
     args = p.parse_args(argv)
     return p, args
 
@@ -560,7 +584,13 @@ def main(argv=None) -> int:
     given = {f.name: getattr(args, f.name) for f in fields(TrainConfig)
              if getattr(args, f.name) not in (None, False)}
     try:
-        if args.ladder:
+        if args.evaluate:
+            res = evaluate_models(args.evaluate, given.get("corpus", "bundled"), given.get("valid_stories", 2000),
+                                  given.get("seq_len", 256), given.get("data_seed", 0))
+            for r in res:
+                print(f"{r['model']}: {r['parameters']:,} parameters, valid loss {r['valid_loss']:.4f} "
+                      f"(perplexity {r['perplexity']:.3f}) on {r['targets']:,} held-out targets")
+        elif args.ladder:
             cfg = TrainConfig(**given)
             train_ladder(cfg, args.ladder_presets.split(","), given.get("out", "models"), set(given), invocation)
         else:

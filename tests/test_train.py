@@ -70,10 +70,22 @@ def test_loss_decreases_and_model_is_saved_with_card(tmp_path, tok):
     assert summary["steps"] == 60 and summary["tokens_seen"] == 60 * 8 * 64
     model, loaded_tok = load_store(out)
     assert loaded_tok.fingerprint == tok.fingerprint and model.args.vocab_size == VOCAB
+    # The stored (fp16-rounded) model scores the same held-out rows about the same.
+    from mlx_specdec.train import evaluate_models
+
+    (ev,) = evaluate_models([out], n_stories=40, seq_len=64)
+    assert ev["targets"] == summary_targets(tmp_path) and abs(ev["valid_loss"] - summary["valid_loss"]) < 0.01
     card = (out / "README.md").read_text()
     for needle in ("Once upon a time", "One day, a little", "Tom and his dog", "final valid loss",
                    "tokens seen", "wall time", "machine", "python -m mlx_specdec.train"):
         assert needle in card, needle
+
+
+def summary_targets(tmp_path) -> int:
+    import re
+
+    card = (tmp_path / "model" / "README.md").read_text()
+    return int(re.search(r"valid loss measured on \| ([\d,]+) held-out", card).group(1).replace(",", ""))
 
 
 def test_two_runs_with_the_same_seed_have_identical_losses(tmp_path, tok):
