@@ -24,10 +24,9 @@ from typing import Any, Optional
 import mlx_specdec  # noqa: F401  (binds OpenBLAS before mlx.core on Linux)
 import mlx.core as mx
 import mlx.nn as nn
+from mlx.utils import tree_flatten, tree_unflatten
 from mlx_lm.models.base import create_attention_mask, scaled_dot_product_attention
 from mlx_lm.models.cache import KVCache
-
-from mlx.utils import tree_flatten, tree_unflatten
 
 from ..errors import ModelLoadError, SpecDecError
 
@@ -45,9 +44,7 @@ class StoryLMConfig:
 
     def __post_init__(self):
         if self.dim % self.n_heads:
-            raise ModelLoadError(
-                f"StoryLM dim={self.dim} is not divisible by n_heads={self.n_heads}"
-            )
+            raise ModelLoadError(f"StoryLM dim={self.dim} is not divisible by n_heads={self.n_heads}")
 
     @property
     def head_dim(self) -> int:
