@@ -313,7 +313,9 @@ class MTPDrafter:
         self._steps = {}
         for d in range(1, min(self.max_depth, head.config.n_modules) + 1):
             fn = partial(self._step, d)
-            self._steps[d] = mx.compile(fn) if compile else fn
+            # The head's weights are declared inputs (read at every call, so a head
+            # updated after this point is seen); the frozen base's are constants.
+            self._steps[d] = mx.compile(fn, inputs=[head.state]) if compile else fn
 
     def _step(self, depth, state, token):
         return self.head(state, token, depth=depth)
@@ -540,9 +542,10 @@ def render_card(name: str, config: dict, card: dict, folder: Path | None = None)
     if final:
         lines += ["## Final validation (held-out bundled valid split)", "", "| | |", "|---|---|"]
         lines += [f"| {k.replace('_', ' ')} | {_fmt(v)} |" for k, v in final.items()]
-        lines += ["", "`head_acc_d1` is the head's two-ahead top-1 accuracy (x_{t+2} from h_t and x_{t+1}); "
-                  "`base_acc` is the base's one-ahead top-1 accuracy on the same target tokens (x_{t+2} from "
-                  "h_{t+1}); `agree_d1` is how often the head's top-1 equals the base's on those tokens.", ""]
+        lines += ["", "`acc d1` is the head's two-ahead top-1 accuracy (x_{t+2} from h_t and x_{t+1}); "
+                  "`acc d2`/`acc d3` re-feed its own features with x_{t+2}/x_{t+3} and score x_{t+3}/x_{t+4}; "
+                  "`base acc` is the base's one-ahead top-1 accuracy on the same targets as `acc d1` (x_{t+2} "
+                  "from h_{t+1}); `agree d1` is how often the head's top-1 equals the base's there.", ""]
     if invoked:
         lines += ["Trained with:", "", "```", invoked, "```", ""]
     if folder is not None and (folder / PLOT).is_file():

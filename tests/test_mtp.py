@@ -4,6 +4,7 @@ self-speculation that is lossless and costs no extra trunk pass."""
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import mlx.core as mx
@@ -203,33 +204,53 @@ def test_mtp_self_speculation_equals_plain_greedy(base, strategy, depth):
         assert any(0 < a < depth for a in rounds)
 
 
-def test_drafts_equal_the_recompute_reference_every_round(base):
-    """Each round's drafts are what the head gives from a fresh trunk pass over
-    the committed context: row j of the verification pass is the right state."""
-    mx.random.seed(5)
-    head = MTPHead(base)  # random: drafts are arbitrary but must match exactly
+def leaky_echo_head(base, leak=0.5):
+    """The echo head with some of the trunk state mixed in: its drafts are often
+    accepted, and its distributions depend on which hidden row it is given."""
+    head = echo_head(base)
+    D = head.config.dim
+    leak_w = leak * mx.random.normal((D, D), key=mx.random.key(11)) / D**0.5
+    head.layers[0].fuse.weight = mx.concatenate([leak_w, mx.eye(D)], axis=1)
+    return head
+
+
+@pytest.mark.parametrize("strategy", ["cache", "recompute"])
+@pytest.mark.parametrize("temperature", [0.0, 1.0])
+def test_drafts_equal_the_recompute_reference_every_round(base, strategy, temperature):
+    """Each round's drafts (and, sampled, their distributions) are what the head
+    gives from a fresh trunk pass over the committed context: the hidden row the
+    drafter keeps after each verdict is the right one."""
+    from mlx_specdec.sampling import SamplingPolicy
+
+    policy = SamplingPolicy(temperature)
+    head = leaky_echo_head(base)
     drafter = MTPDrafter(head, max_depth=3)
     ctx = list(PROMPTS[1])
     checked = 0
     propose = drafter.propose
 
-    def checking_propose(k, policy, key):
+    def checking_propose(k, policy_, key):
         nonlocal checked
-        ids, q = propose(k, policy, key)
+        ids, q = propose(k, policy_, key)
         if ids.size:
-            state, token, want = hidden_states(base, ctx)[-2:-1], mx.array(ctx[-1:]), []
+            state, token = hidden_states(base, ctx)[-2:-1], mx.array(ctx[-1:])
             for d in range(1, ids.size + 1):
                 logits, state = head(state, token, depth=d)
-                token = mx.argmax(logits, axis=-1)
-                want.append(token.item())
-            assert ids.tolist() == want
+                if policy.greedy:
+                    assert ids[d - 1].item() == mx.argmax(logits[0]).item()
+                else:
+                    assert mx.allclose(q[d - 1], policy.probs(logits)[0], atol=1e-5)
+                token = ids[d - 1 : d]  # the chain continues from the drafted token
             checked += 1
         return ids, q
 
     drafter.propose = checking_propose
-    for emission in speculative_stream(base, drafter, PROMPTS[1], 30, k=3):
+    for emission in speculative_stream(base, drafter, PROMPTS[1], 40, k=3, strategy=strategy,
+                                       temperature=temperature, seed=4):
         ctx += emission.ids
+    accepted = [a for _, a in drafter.rounds]
     assert checked >= 8
+    assert max(accepted) >= 2 and 0 in accepted  # rows 0 and beyond were both exercised
 
 
 @pytest.mark.parametrize("strategy", ["cache", "recompute"])
@@ -313,18 +334,18 @@ def test_bad_head_config_and_depth_are_one_line_errors(base):
 # ---------------------------------------------------------------------------
 
 
-def small_cfg(tmp_path, tiny_store, name, **kw) -> MTPTrainConfig:
-    return MTPTrainConfig(base=str(tiny_store[0]), run_dir=str(tmp_path / name), steps=6, seq_len=32, batch_size=4,
+def small_cfg(root, tiny_store, name, **kw) -> MTPTrainConfig:
+    return MTPTrainConfig(base=str(tiny_store[0]), run_dir=str(root / name), steps=6, seq_len=32, batch_size=4,
                           train_stories=60, valid_stories=10, eval_rows=4, eval_every=3, ckpt_every=2, log_every=1,
                           warmup=2, lr=3e-3, quiet=True, **kw)
 
 
-def test_resume_after_a_kill_matches_an_uninterrupted_run(tmp_path, tiny_store, monkeypatch):
-    from mlx_specdec.models.store import load_store
-
-    target, other = tiny_store
-    full = mtp.train(small_cfg(tmp_path, tiny_store, "full"))
-
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory, tiny_store):
+    """One uninterrupted 6-step run, and one killed during step 5 then resumed
+    (which also writes the head folder)."""
+    root = tmp_path_factory.mktemp("mtp-runs")
+    full = mtp.train(small_cfg(root, tiny_store, "full"))
     real = mtp.batch_rows
 
     def killed_at_step_5(n_rows, batch_size, step, seed):
@@ -332,35 +353,61 @@ def test_resume_after_a_kill_matches_an_uninterrupted_run(tmp_path, tiny_store, 
             raise RuntimeError("simulated kill")
         return real(n_rows, batch_size, step, seed)
 
-    monkeypatch.setattr(mtp, "batch_rows", killed_at_step_5)
-    with pytest.raises(RuntimeError, match="simulated kill"):
-        mtp.train(small_cfg(tmp_path, tiny_store, "killed"))
-    assert mtp.load_checkpoint(tmp_path / "killed" / mtp.CKPT)["step"] == 4  # the last checkpoint survived
-    monkeypatch.setattr(mtp, "batch_rows", real)
-    out = tmp_path / "head"
-    resumed = mtp.train(MTPTrainConfig(base=str(target), run_dir=str(tmp_path / "killed"), resume=True, quiet=True,
-                                       out=str(out)))
+    mp = pytest.MonkeyPatch()
+    mp.setattr(mtp, "batch_rows", killed_at_step_5)
+    try:
+        with pytest.raises(RuntimeError, match="simulated kill"):
+            mtp.train(small_cfg(root, tiny_store, "killed"))
+    finally:
+        mp.undo()
+    ckpt_step = mtp.load_checkpoint(root / "killed" / mtp.CKPT)["step"]
+    out = root / "head"
+    resumed = mtp.train(MTPTrainConfig(base=str(tiny_store[0]), run_dir=str(root / "killed"), resume=True,
+                                       quiet=True, out=str(out)))
+    return dict(root=root, full=full, resumed=resumed, ckpt_step=ckpt_step, out=out)
+
+
+def test_resume_after_a_kill_matches_an_uninterrupted_run(runs):
+    root, full, resumed = runs["root"], runs["full"], runs["resumed"]
+    assert runs["ckpt_step"] == 4  # the checkpoint written before the kill survived it
     assert resumed["steps"] == full["steps"] == 6
     want, got = dict(tree_flatten(full["head"].parameters())), dict(tree_flatten(resumed["head"].parameters()))
     assert all(np.array_equal(np.array(want[k]), np.array(got[k])) for k in want)
-    curves = lambda d: [r.split(",")[:4] for r in (tmp_path / d / mtp.CURVES).read_text().splitlines()]  # noqa: E731
-    assert curves("full") == curves("killed")  # same losses, no duplicated rows after the resume
 
-    # The saved head sits beside its base: fp16 weights, fingerprints, card, curves.
+    def curves(d):
+        return [r.split(",")[:4] for r in (root / d / mtp.CURVES).read_text().splitlines()]
+
+    assert curves("full") == curves("killed")  # the same losses, no duplicated rows after the resume
+    assert len(curves("full")) == 1 + 6
+
+
+def test_saved_head_sits_beside_its_base_with_fingerprints(runs, tiny_store):
+    from mlx_specdec.models.store import load_store
+
+    out = runs["out"]
     config = json.loads((out / "config.json").read_text())
-    base_model, tok = load_store(target)
+    base_model, tok = load_store(tiny_store[0])
     assert config["base_tokenizer_fingerprint"] == tok.fingerprint
     assert config["base_weights_fingerprint"] == weights_fingerprint(base_model)
     assert len(config["base_weights_sha256"]) == 64
+    assert config["architecture"]["depth"] == 3
     weights = mx.load(str(out / "head.safetensors"))
     assert {v.dtype for v in weights.values()} == {mx.float16}
-    assert "two-ahead" in (out / "README.md").read_text() and (out / "curves.csv").is_file()
+    card = (out / "README.md").read_text()
+    assert "two-ahead" in card and "wall time" in card and "machine" in card
+    assert (out / "curves.csv").read_text().splitlines()[0].startswith("step,")
     head = load_head(out, base_model, tok)
+    got = dict(tree_flatten(runs["resumed"]["head"].parameters()))
     for k, v in tree_flatten(head.parameters()):
         assert np.array_equal(np.array(v), np.array(got[k].astype(mx.float16).astype(mx.float32)))
 
-    # Bad input: a head on another base, another tokenizer, a broken folder.
-    other_model, _ = load_store(other)
+
+def test_loading_a_head_onto_another_base_is_refused_in_one_line(runs, tiny_store, tmp_path):
+    from mlx_specdec.models.store import load_store
+
+    out = runs["out"]
+    base_model, tok = load_store(tiny_store[0])
+    other_model, _ = load_store(tiny_store[1])  # same tokenizer, other weights
     with pytest.raises(IncompatibleModelsError, match="trained on base weights") as err:
         load_head(out, other_model, tok)
     assert "\n" not in str(err.value)
@@ -368,9 +415,35 @@ def test_resume_after_a_kill_matches_an_uninterrupted_run(tmp_path, tiny_store, 
         load_head(out, base_model, "0123456789abcdef")
     with pytest.raises(ModelLoadError, match="not a directory"):
         load_head(tmp_path / "absent", base_model, tok)
-    (out / "head.safetensors").write_bytes(b"junk")
+    broken = tmp_path / "broken"
+    shutil.copytree(out, broken)
+    (broken / "head.safetensors").write_bytes(b"junk")
     with pytest.raises(ModelLoadError, match="corrupt"):
-        load_head(out, base_model, tok)
+        load_head(broken, base_model, tok)
+    (broken / "config.json").write_text("{")
+    with pytest.raises(ModelLoadError, match="not valid JSON"):
+        load_head(broken, base_model, tok)
+
+
+def test_generate_command_prints_the_greedy_continuation(runs, tiny_store, capsys):
+    from mlx_specdec.generate import encode_prompt
+    from mlx_specdec.models.store import load_store
+
+    base_model, tok = load_store(tiny_store[0])
+    code = mtp.main(["generate", "--base", str(tiny_store[0]), "--head", str(runs["out"]), "-k", "2",
+                     "--prompt", "Once upon a time", "--max-tokens", "12", "--json"])
+    assert code == 0
+    record = json.loads(capsys.readouterr().out)
+    want = greedy_generate(base_model, encode_prompt(tok, "Once upon a time"), 12, eos_id=tok.eos_id)
+    assert record["ids"] == want and record["stats"]["generated"] == len(want)
+
+
+def test_bench_reports_every_depth_and_checks_equality(runs, tiny_store):
+    base_model, tok, head = mtp.load_base_and_head(tiny_store[0], runs["out"])
+    result = mtp.bench(base_model, tok, head, prompts=2, prompt_tokens=10, max_tokens=12, repeats=1, log=lambda m: None)
+    assert [r["mode"] for r in result["rows"]] == ["plain greedy", "MTP depth 1", "MTP depth 2", "MTP depth 3"]
+    assert all(r["identical"] for r in result["rows"])
+    assert [len(r["by_depth"]) for r in result["rows"][1:]] == [1, 2, 3]
 
 
 def test_resume_refuses_a_missing_checkpoint(tmp_path, tiny_store):
