@@ -62,6 +62,7 @@ PLOT = "curves.png"
 BENCH = "bench.json"
 CKPT = "ckpt.safetensors"
 EMPTY = mx.array([], dtype=mx.int32)
+DEFAULT_DRAFT_DEPTH = 3  # MTPDrafter's cap on drafts per round unless told otherwise
 
 
 # ----------------------------------------------------------------------------
@@ -123,7 +124,7 @@ class MTPConfig:
     hidden_dim: int  # SwiGLU width inside each block
     n_blocks: int = 1  # residual MLP blocks per module
     n_modules: int = 1  # 1: one module re-fed its own features at every depth; n: one module per depth
-    depth: int = 3  # draft depth trained (rollout steps in the loss) and the default drafting cap
+    depth: int = 3  # draft depth trained (rollout steps in the loss)
     norm_eps: float = 1e-5
 
     def __post_init__(self):
@@ -302,7 +303,9 @@ class MTPDrafter:
             raise SpecDecError(f"max_depth must be an integer >= 1 or None, got {max_depth!r}")
         self.head = head
         self.vocab_size = head.config.vocab_size
-        self.max_depth = max_depth or head.config.depth
+        # Features re-fed past the trained depth still draft usefully (measured), so
+        # a head trained at depth 1 drafts up to DEFAULT_DRAFT_DEPTH when asked.
+        self.max_depth = max_depth or max(head.config.depth, DEFAULT_DRAFT_DEPTH)
         self._seq = None
         self._state = None  # (1, D) trunk row whose next token is self._token
         self._token = None
@@ -593,9 +596,10 @@ class MTPTrainConfig:
     time_budget_min: float | None = None
     resume: bool = False
     depth: int = 3
-    n_modules: int = 1
+    n_modules: int = 3  # one module per depth (DeepSeek-style): measured best at depths 2-3, see the docstring
     n_blocks: int = 1
     depth_decay: float = 0.7  # loss weight of depth d is depth_decay**(d-1): depth 1 matters most
+    rollout_stride: int = 4  # depths >= 2 are trained at every stride-th position (a quarter of their cost)
     corpus: str = "bundled"
     train_stories: int = 30_000
     valid_stories: int = 300
@@ -615,7 +619,7 @@ class MTPTrainConfig:
     quiet: bool = False
 
     def validate(self) -> None:
-        for name in ("depth", "n_modules", "n_blocks", "train_stories", "valid_stories", "batch_size",
+        for name in ("depth", "n_modules", "n_blocks", "rollout_stride", "train_stories", "valid_stories", "batch_size",
                      "eval_every", "eval_rows", "ckpt_every", "log_every"):
             if getattr(self, name) < 1:
                 raise SpecDecError(f"--{name.replace('_', '-')} must be >= 1, got {getattr(self, name)}")
@@ -690,11 +694,25 @@ def depth_weights(cfg_or_depth, decay: float = 0.7) -> list[float]:
     return [decay**d for d in range(depth)]
 
 
-def rollout_loss(head: MTPHead, hidden: mx.array, token_ids: mx.array, weights: list[float]):
-    """Weighted mean of the per-depth losses; also returns the per-depth losses."""
-    logits = mtp_rollout(head, hidden, token_ids, len(weights))
-    losses = [mtp_loss(l, token_ids, depth=d + 1) for d, l in enumerate(logits)]
-    total = sum(w * l for w, l in zip(weights, losses)) / sum(weights[: len(losses)])
+def rollout_loss(head: MTPHead, hidden: mx.array, token_ids: mx.array, weights: list[float], stride: int = 1):
+    """Weighted mean of the per-depth losses; also returns the per-depth losses.
+
+    Depth 1 is scored at every position (mtp_loss). Deeper depths continue from
+    the head's own features at every `stride`-th position only: each depth costs
+    a full output projection, and on a small CPU budget spending it on depth 1
+    buys more than spending it evenly (see the module docstring).
+    """
+    T, depth = token_ids.shape[-1], len(weights)
+    logits, state = head(hidden[..., : T - 1, :], token_ids[..., 1:])
+    losses = [mtp_loss(logits, token_ids)]
+    if depth > 1:
+        pos = mx.arange(0, T - depth - 1, stride)  # positions whose targets exist at every depth
+        state = state[..., pos, :]
+        for d in range(2, depth + 1):
+            logits, state = head(state, token_ids[..., pos + d], depth=d)  # input x_{t+d}
+            target = token_ids[..., pos + d + 1]  # predicts x_{t+d+1}
+            losses.append(nn.losses.cross_entropy(logits.astype(mx.float32), target, reduction="mean"))
+    total = sum(w * l for w, l in zip(weights, losses)) / sum(weights)
     return total, mx.stack(losses)
 
 
@@ -705,7 +723,7 @@ def make_optimizer(cfg: MTPTrainConfig, max_steps: int) -> optim.AdamW:
     return optim.AdamW(learning_rate=schedule, betas=[0.9, 0.95], weight_decay=cfg.weight_decay)
 
 
-def make_train_step(head: MTPHead, optimizer, weights: list[float], grad_clip: float):
+def make_train_step(head: MTPHead, optimizer, weights: list[float], grad_clip: float, stride: int = 1):
     """One compiled step: frozen trunk forward, head forward/backward, AdamW update.
 
     The base's weights are closed over (constants to the compiled graph) and the
@@ -717,7 +735,7 @@ def make_train_step(head: MTPHead, optimizer, weights: list[float], grad_clip: f
     @partial(mx.compile, inputs=state, outputs=state)
     def step(x):
         hidden = mx.stop_gradient(base.model(x))
-        (loss, per_depth), grads = nn.value_and_grad(head, rollout_loss)(head, hidden, x, weights)
+        (loss, per_depth), grads = nn.value_and_grad(head, rollout_loss)(head, hidden, x, weights, stride)
         grads, _ = optim.clip_grad_norm(grads, grad_clip)
         optimizer.update(head, grads)
         return loss, per_depth
@@ -882,7 +900,7 @@ def train(cfg: MTPTrainConfig, base=None, tok=None, invocation: str | None = Non
         t0 = time.perf_counter()
         evaluate(head, valid_rows, cfg.batch_size)
         eval_s = time.perf_counter() - t0
-        max_steps = calibrate_steps(make_train_step(head, probe_opt, weights, cfg.grad_clip), x,
+        max_steps = calibrate_steps(make_train_step(head, probe_opt, weights, cfg.grad_clip, cfg.rollout_stride), x,
                                     cfg.time_budget_min * 60, cfg, eval_s)
         if cfg.steps is not None:
             max_steps = min(max_steps, cfg.steps)
@@ -898,7 +916,7 @@ def train(cfg: MTPTrainConfig, base=None, tok=None, invocation: str | None = Non
         say(f"resumed {ckpt_path} at step {step}")
     curves_path = run_dir / CURVES
     _truncate_curves(curves_path, step)
-    train_step = make_train_step(head, optimizer, weights, cfg.grad_clip)
+    train_step = make_train_step(head, optimizer, weights, cfg.grad_clip, cfg.rollout_stride)
 
     def run_meta() -> dict:
         return dict(step=step, rows_seen=step * cfg.batch_size, epoch=step * cfg.batch_size // len(train_rows),
