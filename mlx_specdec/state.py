@@ -156,8 +156,129 @@ class RecomputeSequence(_SequenceBase):
         self.pending = pending
 
 
+class BufferKVCache:
+    """A fixed-capacity KV cache whose offset is an array.
+
+    Shapes never change between steps, so a compiled step does not retrace;
+    rows past the offset are hidden by the mask (``make_mask``, which mlx-lm's
+    ``create_attention_mask`` consults), and rollback is the host moving the
+    offset it passes in. The buffers grow (doubling, one retrace) when full.
+    """
+
+    def __init__(self, keys: mx.array, values: mx.array):
+        self.keys, self.values = keys, values
+        self.offset = mx.array(0, dtype=mx.int32)
+
+    def update_and_fetch(self, keys, values):
+        start = self.offset.reshape(1)
+        self.keys = mx.slice_update(self.keys, keys.astype(self.keys.dtype), start, axes=(2,))
+        self.values = mx.slice_update(self.values, values.astype(self.values.dtype), start, axes=(2,))
+        return self.keys, self.values
+
+    def make_mask(self, n, return_array=False, window_size=None):
+        query = self.offset + mx.arange(n)[:, None]
+        key = mx.arange(self.keys.shape[2])[None]
+        mask = key <= query
+        if window_size:
+            mask = mask & (key > query - window_size)
+        return mask
+
+
+class CompiledKVSequence(_SequenceBase):
+    """KV-cache state driven by a compiled step (`mx.compile`) over fixed-size buffers.
+
+    Per-op dispatch dominates small models on the CPU; compiling the decode
+    step removes the Python graph building and fuses elementwise chains. One
+    trace per distinct block length (1 and 2 for a drafter, k+1 for
+    verification). Works for models whose attention takes the RoPE offset and
+    mask from the cache (StoryLM, mlx-lm's llama/qwen families); `make_sequence`
+    falls back to `KVCacheSequence` for the rest.
+    """
+
+    GROW = 256
+
+    def __init__(self, model):
+        super().__init__(model)
+        cache = make_prompt_cache(model)
+        if not all(type(c).__name__ == "KVCache" for c in cache):
+            raise SpecDecError(f"{type(model).__name__} needs cache types other than KVCache")
+        self.cache: list[BufferKVCache] = []
+        self._steps = {}
+
+    def _allocate(self, scratch, capacity: int):
+        self.cache = []
+        for c in scratch:
+            b, h, _, d = c.keys.shape
+            keys = mx.zeros((b, h, capacity, d), c.keys.dtype)
+            values = mx.zeros((b, h, capacity, c.values.shape[-1]), c.values.dtype)
+            if c.offset:
+                keys[..., : c.offset, :] = c.keys[..., : c.offset, :]
+                values[..., : c.offset, :] = c.values[..., : c.offset, :]
+            self.cache.append(BufferKVCache(keys, values))
+        mx.eval([(c.keys, c.values) for c in self.cache])
+
+    def prefill(self, prompt_ids) -> None:
+        ids = _ids(prompt_ids)
+        scratch = make_prompt_cache(self.model)
+        head = ids[:-1] if ids.shape[0] > 1 else ids  # one token teaches the buffer shapes
+        for start in range(0, head.shape[0], PREFILL_CHUNK):
+            self.model(head[start : start + PREFILL_CHUNK][None], cache=scratch)
+            mx.eval([c.state for c in scratch])
+        self.committed = ids.shape[0] - 1
+        if ids.shape[0] == 1:
+            for c in scratch:
+                c.offset = 0
+        self._allocate(scratch, self.committed + self.GROW)
+        self.pending = ids[-1:]
+        self._fed = 0
+
+    def _compiled(self, hidden: bool):
+        """The compiled step: (tokens, offset, *buffers) -> (logits or hidden, *new buffers)."""
+        if hidden not in self._steps:
+            trunk_or_model = self.model.model if hidden else self.model
+
+            def step(tokens, offset, *buffers):
+                for i, c in enumerate(self.cache):
+                    c.keys, c.values, c.offset = buffers[2 * i], buffers[2 * i + 1], offset
+                out = trunk_or_model(tokens[None], cache=self.cache)
+                return (out[0], *[a for c in self.cache for a in (c.keys, c.values)])
+
+            self._steps[hidden] = mx.compile(step)
+        return self._steps[hidden]
+
+    def forward(self, inputs: mx.array) -> mx.array:
+        start = self.committed + self._fed
+        if start + inputs.shape[0] > self.cache[0].keys.shape[2]:
+            self._grow(start + inputs.shape[0])
+        kv = [a for c in self.cache for a in (c.keys, c.values)]
+        out = self._compiled(self.capture_hidden)(inputs, mx.array(start, dtype=mx.int32), *kv)
+        for i, c in enumerate(self.cache):
+            c.keys, c.values = out[1 + 2 * i], out[2 + 2 * i]
+        self._fed += inputs.shape[0]
+        if not self.capture_hidden:
+            return out[0]
+        self.hidden = out[0]
+        return output_projection(self.model)(self.hidden)
+
+    def _grow(self, needed: int):
+        capacity = self.cache[0].keys.shape[2]
+        while capacity < needed:
+            capacity *= 2
+        for c in self.cache:
+            pad = capacity - c.keys.shape[2]
+            c.keys = mx.pad(c.keys, [(0, 0), (0, 0), (0, pad), (0, 0)])
+            c.values = mx.pad(c.values, [(0, 0), (0, 0), (0, pad), (0, 0)])
+
+    def commit(self, n_valid: int, pending: mx.array) -> None:
+        # Rows past committed + n_valid stay in the buffer, masked until overwritten.
+        self.committed += n_valid
+        self._fed = 0
+        self.pending = pending
+
+
 STRATEGIES: dict[str, Callable[[object], Sequence]] = {
     "cache": KVCacheSequence,
+    "compiled": CompiledKVSequence,
     "recompute": RecomputeSequence,
 }
 

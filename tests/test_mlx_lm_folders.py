@@ -70,6 +70,8 @@ def test_speculative_greedy_equals_plain_greedy_on_loaded_folders(folders, famil
         assert out == expected
         reference, _ = speculative_generate(target, drafter, prompt, 30, k=k, strategy="recompute")
         assert reference == expected
+        compiled, _ = speculative_generate(target, drafter, prompt, 30, k=k, strategy="compiled")
+        assert compiled == expected
         assert stats.generated == 30
 
 
@@ -86,8 +88,9 @@ def test_eos_mid_block_and_cap_on_loaded_folders(folders, family):
         assert speculative_generate(target, drafter, prompt, cap, k=8)[0] == chain[:cap]
 
 
+@pytest.mark.parametrize("strategy", ["cache", "compiled"])
 @pytest.mark.parametrize("family", ["llama", "qwen3"])
-def test_committed_kv_equals_target_only_decoding_after_every_round(folders, family):
+def test_committed_kv_equals_target_only_decoding_after_every_round(folders, family, strategy):
     target, drafter, tokenizer = load_pair(str(folders[family][0]), str(folders[family][1]))
     prompt = tokenizer.encode("the quick brown fox")
     emitted: list[int] = []
@@ -98,7 +101,7 @@ def test_committed_kv_equals_target_only_decoding_after_every_round(folders, fam
         snapshots.append((n, [(np.array(c.keys[..., :n, :]), np.array(c.values[..., :n, :])) for c in target_seq.cache]))
 
     rounds = 0
-    for emission in speculative_stream(target, drafter, prompt, 24, k=4, on_commit=snapshot):
+    for emission in speculative_stream(target, drafter, prompt, 24, k=4, on_commit=snapshot, strategy=strategy):
         emitted.extend(emission.ids)
         n, layers = snapshots[-1]
         committed = prompt + emitted

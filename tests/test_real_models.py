@@ -59,7 +59,8 @@ def test_cached_engine_matches_recompute_reference_and_oracle(pairs, family):
     prompt = [9, 8, 7, 6]
     oracle = oracle_greedy(target, prompt, 20)
     assert greedy_generate(target, prompt, 20) == oracle
-    for strategy in ("cache", "recompute"):
+    for strategy in ("cache", "compiled", "recompute"):
+        assert greedy_generate(target, prompt, 20, strategy=strategy) == oracle
         out, _ = speculative_generate(target, drafter, prompt, 20, k=3, strategy=strategy)
         assert out == oracle
 
@@ -70,3 +71,29 @@ def test_self_drafting_accepts_everything(seed):
     out, stats = speculative_generate(model, model, [1, 2, 3], 20, k=4)
     assert out == greedy_generate(model, [1, 2, 3], 20)
     assert stats.acceptance_rate == 1.0 and stats.target_passes == 4
+
+
+@pytest.mark.parametrize("family", ["llama", "qwen3"])
+@pytest.mark.parametrize("k", [1, 4])
+def test_compiled_strategy_matches_plain_greedy_across_prompt_lengths(pairs, family, k):
+    from mlx_specdec.drafters import ModelDrafter
+
+    target, drafter = pairs[family]
+    for prompt in ([5], list(range(3, 40))):
+        expected = greedy_generate(target, prompt, 30)
+        # compiled target and drafter, and a compiled drafter beside a cached target
+        assert speculative_generate(target, drafter, prompt, 30, k=k, strategy="compiled")[0] == expected
+        mixed = ModelDrafter(drafter, strategy="compiled")
+        assert speculative_generate(target, mixed, prompt, 30, k=k)[0] == expected
+
+
+def test_compiled_buffers_grow_past_their_first_capacity(pairs):
+    from mlx_specdec.state import CompiledKVSequence
+
+    target, drafter = pairs["llama"]
+    CompiledKVSequence.GROW, saved = 8, CompiledKVSequence.GROW
+    try:
+        out = speculative_generate(target, drafter, [1, 2, 3], 40, k=4, strategy="compiled")[0]
+    finally:
+        CompiledKVSequence.GROW = saved
+    assert out == greedy_generate(target, [1, 2, 3], 40)
