@@ -523,11 +523,12 @@ def _last_train_loss(path: Path) -> float | None:
 
 
 def cfg_command(cfg: TrainConfig) -> str:
-    default = TrainConfig()
+    """The single-model command that reproduces cfg (flags the CLI would not fill in itself)."""
+    default = {**asdict(TrainConfig()), **PRESET_DEFAULTS.get(cfg.preset, {})}
     parts = ["python -m mlx_specdec.train"]
     for f in fields(cfg):
         v = getattr(cfg, f.name)
-        if f.name in ("quiet", "resume") or v == getattr(default, f.name) and f.name != "preset":
+        if f.name in ("quiet", "resume") or v == default[f.name] and f.name != "preset":
             continue
         parts.append(f"--{f.name.replace('_', '-')} {v}")
     return " ".join(parts)
