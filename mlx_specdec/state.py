@@ -276,9 +276,41 @@ class CompiledKVSequence(_SequenceBase):
         self.pending = pending
 
 
+def compiled_step_works(model) -> bool:
+    """Does the compiled buffer step reproduce the plain cached step for this model?
+
+    Models that build their own masks or use the cache offset as a Python int
+    (e.g. learned positions) either fail to trace or attend to masked rows;
+    a two-token probe catches both. The answer is remembered on the model.
+    """
+    known = getattr(model, "_specdec_compiled_ok", None)
+    if known is not None:
+        return known
+    try:
+        seq = CompiledKVSequence(model)
+        seq.prefill([1, 2])
+        probe = seq.extend(mx.array([3], dtype=mx.int32))
+        reference = KVCacheSequence(model)
+        reference.prefill([1, 2])
+        expected = reference.extend(mx.array([3], dtype=mx.int32))
+        ok = bool(mx.allclose(probe, expected, atol=1e-3, rtol=1e-3).item())
+    except Exception:  # noqa: BLE001 - any failure means "use the plain cache"
+        ok = False
+    try:
+        model._specdec_compiled_ok = ok
+    except AttributeError:
+        pass
+    return ok
+
+
+def _auto_sequence(model) -> Sequence:
+    return CompiledKVSequence(model) if compiled_step_works(model) else KVCacheSequence(model)
+
+
 STRATEGIES: dict[str, Callable[[object], Sequence]] = {
     "cache": KVCacheSequence,
     "compiled": CompiledKVSequence,
+    "auto": _auto_sequence,  # compiled where the probe passes, else cache
     "recompute": RecomputeSequence,
 }
 

@@ -97,3 +97,13 @@ def test_compiled_buffers_grow_past_their_first_capacity(pairs):
     finally:
         CompiledKVSequence.GROW = saved
     assert out == greedy_generate(target, [1, 2, 3], 40)
+
+
+def test_auto_strategy_compiles_where_the_probe_passes_and_falls_back_elsewhere(pairs):
+    from mlx_specdec.state import CompiledKVSequence, KVCacheSequence, make_sequence
+    from tests.mocks import TableLM
+
+    target, _ = pairs["qwen3"]
+    assert isinstance(make_sequence(target, "auto"), CompiledKVSequence)
+    # A table model reads its whole cache as history: it cannot use masked buffers.
+    assert isinstance(make_sequence(TableLM(8), "auto"), KVCacheSequence)
