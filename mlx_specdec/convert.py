@@ -26,7 +26,6 @@ import re
 import shutil
 import socket
 import sys
-import tempfile
 from pathlib import Path
 from urllib.parse import urlparse
 
@@ -42,10 +41,10 @@ from .models.gpt_neo import (
     WEIGHTS,
     Model,
     ModelArgs,
-    check_weights,
     load_tokenizer,
     tokenizer_fingerprint,
 )
+from .models.folders import atomic_folder, check_weights, first_line, load_safetensors
 
 GPT_NEO_ARCH = "GPTNeoForCausalLM"
 FP16_MAX = 65504.0
@@ -106,18 +105,6 @@ def resolve_source(src: str) -> Path:
 # ---------------------------------------------------------------- reading checkpoints
 
 
-def _first_line(e: Exception) -> str:
-    s = str(e).strip()
-    return s.splitlines()[0] if s else type(e).__name__
-
-
-def load_safetensors(path: Path) -> dict:
-    try:
-        return dict(mx.load(str(path), format="safetensors"))
-    except Exception as e:
-        raise ModelLoadError(f"{path} is not a readable safetensors file ({_first_line(e)})") from None
-
-
 def load_torch_bin(path: Path) -> dict:
     try:
         import torch
@@ -129,7 +116,7 @@ def load_torch_bin(path: Path) -> dict:
     try:
         state = torch.load(str(path), map_location="cpu", weights_only=True)
     except Exception as e:
-        raise ModelLoadError(f"{path} is not a readable PyTorch checkpoint ({_first_line(e)})") from None
+        raise ModelLoadError(f"{path} is not a readable PyTorch checkpoint ({first_line(e)})") from None
     return {k: mx.array(v.detach().float().numpy()) for k, v in state.items() if hasattr(v, "detach")}
 
 
@@ -198,28 +185,6 @@ def fp16_weights(model) -> dict:
         if not np.isfinite(peak) or peak > FP16_MAX:
             raise ModelLoadError(f"parameter {name!r} has values up to {peak}, beyond float16's range")
         out[name] = w.astype(mx.float16)
-    return out
-
-
-def atomic_folder(out: Path, fill) -> Path:
-    """Build a folder with fill(tmp_path) next to `out`, then move it into place."""
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.tmp-", dir=out.parent))
-    try:
-        fill(tmp)
-        umask = os.umask(0)
-        os.umask(umask)
-        tmp.chmod(0o777 & ~umask)  # mkdtemp makes it private; a model folder is not
-        old = None
-        if out.exists():
-            # rename cannot replace a non-empty folder: move the old one aside, then delete it.
-            old = out.parent / f".{out.name}.old-{os.getpid()}"
-            os.replace(out, old)
-        os.replace(tmp, out)
-        if old is not None:
-            shutil.rmtree(old, ignore_errors=True)
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
     return out
 
 
@@ -306,7 +271,7 @@ def load_state_dict(path: Path) -> dict:
             with np.load(path) as data:
                 return {k: mx.array(data[k]) for k in data.files}
         except Exception as e:
-            raise ModelLoadError(f"{path} is not a readable .npz file ({_first_line(e)})") from None
+            raise ModelLoadError(f"{path} is not a readable .npz file ({first_line(e)})") from None
     if path.suffix == ".safetensors":
         return load_safetensors(path)
     raise SpecDecError(f"state-dict file {str(path)!r} has suffix {path.suffix!r}; expected .npz or .safetensors")

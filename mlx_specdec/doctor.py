@@ -16,10 +16,7 @@ from . import _platform
 
 import mlx.core as mx  # noqa: E402  (after the BLAS binding)
 
-
-def compute_dtype() -> mx.Dtype:
-    """fp32 on the CPU (fp16/bf16 matmuls there skip BLAS), fp16 on GPUs."""
-    return mx.float16 if mx.default_device() == mx.gpu else mx.float32
+from .models.folders import compute_dtype  # noqa: E402
 
 
 def matmul_gflops(n: int = 512, repeats: int = 10) -> float:

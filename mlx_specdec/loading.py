@@ -17,6 +17,7 @@ import os
 from pathlib import Path
 
 from .errors import IncompatibleModelsError, ModelLoadError
+from .models.folders import first_line, read_json
 
 # Where `python -m mlx_specdec.generate` finds the shipped StoryLM ladder.
 REPO_MODELS = Path(__file__).resolve().parents[1] / "models"
@@ -50,16 +51,12 @@ def _cast_for_device(model):
 
 
 def _load_folder(path: Path):
-    config_file = path / "config.json"
     if not path.is_dir():
         raise ModelLoadError(f"model path {str(path)!r} is not a directory; expected a model folder")
-    if not config_file.is_file():
+    if not (path / "config.json").is_file():
         raise ModelLoadError(f"model folder {str(path)!r} is missing config.json")
-    try:
-        config = json.loads(config_file.read_text())
-    except (json.JSONDecodeError, UnicodeDecodeError) as e:
-        raise ModelLoadError(f"{config_file} is not valid JSON ({e})") from None
-    model_type = config.get("model_type") if isinstance(config, dict) else None
+    config = read_json(path / "config.json")
+    model_type = config.get("model_type")
     if model_type == "storylm":
         from .models.store import load_store
 
@@ -81,8 +78,7 @@ def _load_mlx_lm(path: Path):
     try:
         model, tokenizer = mlx_lm_load(str(path))
     except (ValueError, KeyError, FileNotFoundError, OSError) as e:
-        msg = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
-        raise ModelLoadError(f"mlx-lm cannot load {str(path)!r}: {msg}") from None
+        raise ModelLoadError(f"mlx-lm cannot load {str(path)!r}: {first_line(e)}") from None
     return _cast_for_device(model), tokenizer
 
 
@@ -130,8 +126,7 @@ def _from_hub(repo: str):
     except ModelLoadError:
         raise
     except Exception as e:  # unknown repo, gated repo, dropped connection: all end here
-        msg = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
-        raise ModelLoadError(f"cannot fetch {repo!r} from the hub ({type(e).__name__}: {msg[:160]})") from None
+        raise ModelLoadError(f"cannot fetch {repo!r} from the hub ({type(e).__name__}: {first_line(e)[:160]})") from None
     return _load_folder(folder)
 
 

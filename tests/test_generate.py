@@ -1,6 +1,5 @@
 """The speculative loop on table-lookup models: alignment, counters, EOS, caps."""
 
-import mlx.core as mx
 import numpy as np
 import pytest
 

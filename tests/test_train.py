@@ -1,7 +1,6 @@
 """The trainer: it learns, it is deterministic, it resumes exactly after a SIGKILL, it refuses bad input."""
 
 import csv
-import json
 import math
 import os
 import signal

@@ -31,7 +31,6 @@ non-empty cache just gets the right rows of the windowed mask.
 from __future__ import annotations
 
 import hashlib
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Optional
@@ -39,11 +38,12 @@ from typing import Any, Optional
 import mlx_specdec  # noqa: F401  (binds OpenBLAS before mlx.core on Linux)
 import mlx.core as mx
 import mlx.nn as nn
-from mlx.utils import tree_flatten, tree_unflatten
+from mlx.utils import tree_unflatten
 from mlx_lm.models.base import BaseModelArgs
 from mlx_lm.models.cache import KVCache
 
 from ..errors import ModelLoadError, SpecDecError
+from .folders import check_weights, compute_dtype, load_safetensors, read_json
 
 CONFIG = "config.json"
 WEIGHTS = "model.safetensors"
@@ -290,25 +290,6 @@ def tokenizer_fingerprint(tokenizer) -> str:
     return "bpe-" + hashlib.sha256(table.encode("utf-8")).hexdigest()[:16]
 
 
-def check_weights(model: nn.Module, weights: dict, where: str) -> None:
-    """One-line ModelLoadError unless `weights` holds exactly the model's parameters, shapes included."""
-    expected = dict(tree_flatten(model.parameters()))
-    missing = sorted(set(expected) - set(weights))
-    if missing:
-        raise ModelLoadError(
-            f"{where} lacks parameter {missing[0]!r} ({len(missing)} missing: {', '.join(missing[:3])}"
-            f"{', ...' if len(missing) > 3 else ''})"
-        )
-    extra = sorted(set(weights) - set(expected))
-    if extra:
-        raise ModelLoadError(f"{where} has unexpected parameter {extra[0]!r} ({len(extra)} extra)")
-    for k, p in expected.items():
-        if tuple(weights[k].shape) != tuple(p.shape):
-            raise ModelLoadError(
-                f"parameter {k!r}: config implies shape {tuple(p.shape)}, {where} has {tuple(weights[k].shape)}"
-            )
-
-
 def load_tokenizer(path: Path, eos_token_id=None):
     """mlx-lm's TokenizerWrapper over the copied Hugging Face tokenizer files (no network)."""
     from mlx_lm.tokenizer_utils import load as load_hf_tokenizer
@@ -336,28 +317,20 @@ def load_gpt_neo(path) -> tuple[Model, Any]:
     for name in (CONFIG, WEIGHTS):
         if not (path / name).is_file():
             raise ModelLoadError(f"model folder {str(path)!r} is missing {name}")
-    try:
-        config = json.loads((path / CONFIG).read_text())
-    except (json.JSONDecodeError, UnicodeDecodeError) as e:
-        raise ModelLoadError(f"{path / CONFIG} is not valid JSON ({e})") from None
-    if not isinstance(config, dict) or config.get("model_type") != "gpt_neo":
-        found = config.get("model_type") if isinstance(config, dict) else None
+    config = read_json(path / CONFIG)
+    if config.get("model_type") != "gpt_neo":
+        found = config.get("model_type")
         raise ModelLoadError(f"model_type {found!r} in {path / CONFIG}; expected 'gpt_neo'")
     arch = config.get("architecture")
     if not isinstance(arch, dict):
         raise ModelLoadError(f"{path / CONFIG} has no 'architecture' object")
     args = ModelArgs.from_dict(arch)
 
-    try:
-        weights = mx.load(str(path / WEIGHTS), format="safetensors")
-    except Exception as e:
-        msg = str(e).splitlines()[0] if str(e) else type(e).__name__
-        raise ModelLoadError(f"{path / WEIGHTS} is corrupt or truncated ({msg})") from None
+    weights = load_safetensors(path / WEIGHTS)
     model = Model(args)
     weights = model.sanitize(weights)
     check_weights(model, weights, str(path / WEIGHTS))
-    dtype = mx.float16 if mx.default_device() == mx.gpu else mx.float32
-    model.update(tree_unflatten([(k, v.astype(dtype)) for k, v in weights.items()]))
+    model.update(tree_unflatten([(k, v.astype(compute_dtype())) for k, v in weights.items()]))
     mx.eval(model.parameters())
     model.eval()
 

@@ -16,7 +16,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +24,7 @@ import mlx.core as mx
 from mlx.utils import tree_flatten, tree_unflatten
 
 from ..errors import ModelLoadError
+from .folders import atomic_folder, check_weights, compute_dtype, load_safetensors, read_json
 from .storylm import PRESETS, StoryLM, StoryLMConfig, num_parameters
 
 CONFIG = "config.json"
@@ -74,28 +74,14 @@ def save_model(model: StoryLM, tokenizer_or_path, out_dir, card: dict | None = N
         "parameters": n_params,
         "preset": card.get("preset") or preset_name(cfg),
     }
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.tmp-", dir=out.parent))
-    os.chmod(tmp, 0o755)  # mkdtemp makes it private; a model folder is for sharing
-    try:
+    def fill(tmp: Path) -> None:
         weights = {k: v.astype(mx.float16) for k, v in tree_flatten(model.parameters())}
         mx.save_safetensors(str(tmp / WEIGHTS), weights, metadata={"format": "mlx"})
         shutil.copyfile(tok.path, tmp / TOKENIZER)
         (tmp / CONFIG).write_text(json.dumps(config, indent=2) + "\n")
         (tmp / CARD).write_text(render_card(out.name, config, card))
-        for f in tmp.iterdir():
-            with open(f, "rb") as fh:
-                os.fsync(fh.fileno())
-        old = None
-        if out.exists():
-            old = out.parent / f".{out.name}.old-{os.getpid()}"
-            os.replace(out, old)
-        os.replace(tmp, out)
-        if old is not None:
-            shutil.rmtree(old, ignore_errors=True)
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
-    return out
+
+    return atomic_folder(out, fill)
 
 
 def _fmt(v: Any) -> str:
@@ -148,16 +134,6 @@ def render_card(name: str, config: dict, card: dict) -> str:
     return "\n".join(lines)
 
 
-def _read_config(path: Path) -> dict:
-    try:
-        config = json.loads((path / CONFIG).read_text())
-    except (json.JSONDecodeError, UnicodeDecodeError) as e:
-        raise ModelLoadError(f"{path / CONFIG} is not valid JSON ({e})") from None
-    if not isinstance(config, dict):
-        raise ModelLoadError(f"{path / CONFIG} must hold a JSON object")
-    return config
-
-
 def load_store(path) -> tuple[StoryLM, Any]:
     """Load a store folder -> (model in eval mode with weights evaluated, tokenizer)."""
     path = Path(path)
@@ -168,7 +144,7 @@ def load_store(path) -> tuple[StoryLM, Any]:
     for name in REQUIRED:
         if not (path / name).is_file():
             raise ModelLoadError(f"model folder {str(path)!r} is missing {name}")
-    config = _read_config(path)
+    config = read_json(path / CONFIG)
     model_type = config.get("model_type")
     if model_type != "storylm":
         raise ModelLoadError(f"unknown model_type {model_type!r} in {path / CONFIG}; expected 'storylm'")
@@ -195,29 +171,11 @@ def load_store(path) -> tuple[StoryLM, Any]:
             f"{TOKENIZER} is {tok.fingerprint!r}"
         )
 
-    try:
-        weights = mx.load(str(path / WEIGHTS), format="safetensors")
-    except Exception as e:
-        msg = str(e).splitlines()[0] if str(e) else type(e).__name__
-        raise ModelLoadError(f"{path / WEIGHTS} is corrupt or truncated ({msg})") from None
-
+    weights = load_safetensors(path / WEIGHTS)
     model = StoryLM(cfg)
-    expected = dict(tree_flatten(model.parameters()))
-    missing = sorted(set(expected) - set(weights))
-    if missing:
-        raise ModelLoadError(f"{path / WEIGHTS} lacks parameter {missing[0]!r} ({len(missing)} missing)")
-    extra = sorted(set(weights) - set(expected))
-    if extra:
-        raise ModelLoadError(f"{path / WEIGHTS} has unexpected parameter {extra[0]!r} ({len(extra)} extra)")
-    for k, p in expected.items():
-        if weights[k].shape != p.shape:
-            raise ModelLoadError(
-                f"parameter {k!r}: config.json implies shape {tuple(p.shape)}, "
-                f"{WEIGHTS} has {tuple(weights[k].shape)}"
-            )
+    check_weights(model, weights, WEIGHTS)
     # fp16 matmuls on the CPU do not use BLAS: compute there in float32.
-    dtype = mx.float16 if mx.default_device() == mx.gpu else mx.float32
-    model.update(tree_unflatten([(k, v.astype(dtype)) for k, v in weights.items()]))
+    model.update(tree_unflatten([(k, v.astype(compute_dtype())) for k, v in weights.items()]))
     mx.eval(model.parameters())
     model.eval()
     return model, tok
