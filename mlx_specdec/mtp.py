@@ -13,17 +13,36 @@ Deeper drafts feed the head its own features: f plays the role of the trunk
 state at t+1, so module(f, emb(d_1)) drafts d_2 and so on (EAGLE-style, one
 shared module), or a separate module per depth (DeepSeek-style,
 `n_modules=depth`). Training rolls the head out `depth` steps with teacher-
-forced tokens and its own features, so what it sees at depth 2 and 3 is what
-it will see when drafting.
+forced tokens and its own features (depth 1 at every position, deeper depths
+at every `rollout_stride`-th), so what it sees at depth 2 and 3 is what it
+will see when drafting.
 
 Self-speculation without an extra trunk pass (`MTPDrafter`): the engine's
 verification pass over [pending, d_1..d_k] keeps its hidden rows; after the
 verdict (accepted j, token t) row j is the trunk state whose next token is t,
 so head(h_j, emb(t)) drafts the token after t for the next round.
 
+Deeper drafts, chosen by measurement (storylm-1m base, batch 8 x 128, about
+100 s of training each on the 2-core CPU, 6 held-out prompts x 60 tokens;
+tokens per target pass at depth 1 / 2 / 3):
+
+    one shared module, rollout loss at every position      1.41 / 1.57 / 1.67
+    one module per depth, rollout loss at every position   1.49 / 1.73 / 1.81
+    one module trained at depth 1 only, features re-fed    1.57-1.63 / 1.80-1.86 / 1.87-1.90
+    one module per depth, depths 2-3 at every 4th position 1.53 / 1.80 / 1.97
+
+Each depth in the loss costs a full output projection, so on a small budget
+a full rollout starves depth 1 of steps (at an equal 150 steps the first
+three were close: 1.48-1.50 / 1.67-1.76 / 1.76-1.82). Training depths 2-3 on a quarter of the
+positions keeps most of depth 1's steps and gives the best depth 3, which is
+where the shipped storylm-5m head is fastest (see its card). Reproduce a row
+with `train --base models/storylm-1m --run-dir runs/ab-N --out models/ab-N
+--batch-size 8 --seq-len 128 --time-budget-min 1.7 --n-modules N --depth D
+--rollout-stride S`, then `bench --base models/storylm-1m --head models/ab-N`.
+
 Command line:
 
-    python -m mlx_specdec.mtp train    --base models/storylm-5m --out models/storylm-5m-mtp --time-budget-min 12
+    python -m mlx_specdec.mtp train    --base models/storylm-5m --out models/storylm-5m-mtp --time-budget-min 13
     python -m mlx_specdec.mtp generate --base models/storylm-5m --head models/storylm-5m-mtp -k 2 --prompt "Once upon a time"
     python -m mlx_specdec.mtp bench    --base models/storylm-5m --head models/storylm-5m-mtp
 """
@@ -38,7 +57,6 @@ import math
 import os
 import shutil
 import sys
-import tempfile
 import time
 from dataclasses import asdict, dataclass, fields
 from functools import partial
@@ -52,6 +70,13 @@ import numpy as np
 from mlx.utils import tree_flatten, tree_unflatten
 
 from .errors import IncompatibleModelsError, ModelLoadError, SpecDecError
+from .models.folders import (
+    atomic_folder,
+    check_weights,
+    compute_dtype,
+    load_safetensors,
+    read_json,
+)
 from .state import output_projection
 
 HEAD_WEIGHTS = "head.safetensors"
@@ -134,13 +159,13 @@ class MTPConfig:
                 raise SpecDecError(f"MTP head {name} must be an integer >= 1, got {value!r}")
 
     @classmethod
-    def for_base(cls, base, **overrides) -> "MTPConfig":
+    def for_base(cls, base, **overrides) -> MTPConfig:
         vocab, dim = base.model.embed_tokens.weight.shape
         hidden = getattr(getattr(base, "args", None), "hidden_dim", None) or 16 * math.ceil(8 * dim / 3 / 16)
         return cls(**{"dim": int(dim), "vocab_size": int(vocab), "hidden_dim": int(hidden), **overrides})
 
     @classmethod
-    def from_dict(cls, d: dict) -> "MTPConfig":
+    def from_dict(cls, d: dict) -> MTPConfig:
         known = {f.name for f in fields(cls)}
         unknown = sorted(set(d) - known)
         if unknown:
@@ -416,10 +441,8 @@ def save_head(head: MTPHead, out_dir, *, base_name: str, tokenizer_fingerprint: 
         "dtype": "float16",
         "parameters": sum(v.size for _, v in tree_flatten(head.parameters())),
     }
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.tmp-", dir=out.parent))
-    os.chmod(tmp, 0o755)
-    try:
+
+    def fill(tmp: Path) -> None:
         weights = {k: v.astype(mx.float16) for k, v in tree_flatten(head.parameters())}
         mx.save_safetensors(str(tmp / HEAD_WEIGHTS), weights, metadata={"format": "mlx"})
         (tmp / HEAD_CONFIG).write_text(json.dumps(config, indent=2) + "\n")
@@ -427,24 +450,13 @@ def save_head(head: MTPHead, out_dir, *, base_name: str, tokenizer_fingerprint: 
             if src is not None and Path(src).is_file():
                 shutil.copyfile(src, tmp / name)
         (tmp / CARD).write_text(render_card(out.name, config, card or {}, tmp))
-        old = None
-        if out.exists():
-            old = out.parent / f".{out.name}.old-{os.getpid()}"
-            os.replace(out, old)
-        os.replace(tmp, out)
-        if old is not None:
-            shutil.rmtree(old, ignore_errors=True)
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
-    return out
+
+    return atomic_folder(out, fill)
 
 
 def _read_head_config(path: Path) -> dict:
-    try:
-        config = json.loads((path / HEAD_CONFIG).read_text())
-    except (json.JSONDecodeError, UnicodeDecodeError) as e:
-        raise ModelLoadError(f"{path / HEAD_CONFIG} is not valid JSON ({e})") from None
-    if not isinstance(config, dict) or config.get("model_type") != "mtp_head":
+    config = read_json(path / HEAD_CONFIG)
+    if config.get("model_type") != "mtp_head":
         raise ModelLoadError(f"{path / HEAD_CONFIG} does not describe an MTP head (model_type 'mtp_head')")
     if not isinstance(config.get("architecture"), dict):
         raise ModelLoadError(f"{path / HEAD_CONFIG} has no 'architecture' object")
@@ -477,23 +489,9 @@ def load_head(path, base_model, base_tokenizer_or_fingerprint) -> MTPHead:
             f"the model it is loaded onto has weights {have_w!r}"
         )
     head = MTPHead(base_model, MTPConfig.from_dict(config["architecture"]))
-    try:
-        weights = mx.load(str(path / HEAD_WEIGHTS), format="safetensors")
-    except Exception as e:
-        msg = str(e).splitlines()[0] if str(e) else type(e).__name__
-        raise ModelLoadError(f"{path / HEAD_WEIGHTS} is corrupt or truncated ({msg})") from None
-    expected = dict(tree_flatten(head.parameters()))
-    missing, extra = sorted(set(expected) - set(weights)), sorted(set(weights) - set(expected))
-    if missing or extra:
-        what = f"lacks {missing[0]!r}" if missing else f"has unexpected {extra[0]!r}"
-        raise ModelLoadError(f"{path / HEAD_WEIGHTS} {what} ({len(missing)} missing, {len(extra)} extra)")
-    for k, p in expected.items():
-        if weights[k].shape != p.shape:
-            raise ModelLoadError(
-                f"head parameter {k!r}: config.json implies shape {tuple(p.shape)}, {HEAD_WEIGHTS} has {tuple(weights[k].shape)}"
-            )
-    dtype = mx.float16 if mx.default_device() == mx.gpu else mx.float32  # fp16 matmuls skip BLAS on the CPU
-    head.update(tree_unflatten([(k, v.astype(dtype)) for k, v in weights.items()]))
+    weights = load_safetensors(path / HEAD_WEIGHTS)
+    check_weights(head, weights, str(path / HEAD_WEIGHTS))
+    head.update(tree_unflatten([(k, v.astype(compute_dtype())) for k, v in weights.items()]))
     mx.eval(head.parameters())
     return head
 
@@ -531,14 +529,14 @@ def render_card(name: str, config: dict, card: dict, folder: Path | None = None)
     lines = [
         f"# {name}",
         "",
-        f"A multi-token-prediction head for `{config['base']}`: from the frozen trunk's final hidden state h_t "
-        "and the embedding of x_{t+1} it predicts x_{t+2}, reusing the base's embedding and output projection "
-        "(not stored here). It drafts for its own base with no extra trunk pass (`MTPDrafter`).",
+        (f"A multi-token-prediction head for `{config['base']}`: from the frozen trunk's final hidden state h_t "
+         "and the embedding of x_{t+1} it predicts x_{t+2}, reusing the base's embedding and output projection "
+         "(not stored here). It drafts for its own base with no extra trunk pass (`MTPDrafter`)."),
         "",
         "## Architecture",
         "",
-        f"- RMSNorm(h) ++ RMSNorm(emb) -> linear {2 * arch['dim']}->{arch['dim']} -> {arch['n_blocks']} residual "
-        f"SwiGLU block(s) (width {arch['hidden_dim']}) -> RMSNorm -> the base's output projection",
+        (f"- RMSNorm(h) ++ RMSNorm(emb) -> linear {2 * arch['dim']}->{arch['dim']} -> {arch['n_blocks']} residual "
+         f"SwiGLU block(s) (width {arch['hidden_dim']}) -> RMSNorm -> the base's output projection"),
         f"- {style}; trained depth {arch['depth']}",
         f"- {config['parameters']:,} parameters, stored as {config['dtype']}",
         f"- base tokenizer `{config['base_tokenizer_fingerprint']}`, base weights `{config['base_weights_fingerprint']}`"
@@ -555,10 +553,10 @@ def render_card(name: str, config: dict, card: dict, folder: Path | None = None)
     if final:
         lines += ["## Final validation (held-out bundled valid split)", "", "| | |", "|---|---|"]
         lines += [f"| {k.replace('_', ' ')} | {_fmt(v)} |" for k, v in final.items()]
-        lines += ["", "`acc d1` is the head's two-ahead top-1 accuracy (x_{t+2} from h_t and x_{t+1}); "
-                  "`acc d2`/`acc d3` re-feed its own features with x_{t+2}/x_{t+3} and score x_{t+3}/x_{t+4}; "
-                  "`base acc` is the base's one-ahead top-1 accuracy on the same targets as `acc d1` (x_{t+2} "
-                  "from h_{t+1}); `agree d1` is how often the head's top-1 equals the base's there.", "",
+        lines += ["", ("`acc d1` is the head's two-ahead top-1 accuracy (x_{t+2} from h_t and x_{t+1}); "
+                       "`acc d2`/`acc d3` re-feed its own features with x_{t+2}/x_{t+3} and score x_{t+3}/x_{t+4}; "
+                       "`base acc` is the base's one-ahead top-1 accuracy on the same targets as `acc d1` (x_{t+2} "
+                       "from h_{t+1}); `agree d1` is how often the head's top-1 equals the base's there."), "",
                   WHY_THE_HEAD_TRAILS, ""]
     if invoked:
         lines += ["Trained with:", "", "```", invoked, "```", ""]
@@ -574,19 +572,18 @@ def render_card(name: str, config: dict, card: dict, folder: Path | None = None)
 
 def render_bench(bench: dict) -> list[str]:
     lines = ["## Self-speculation (measured)", "",
-             f"{bench['prompts']} held-out prompts ({bench['prompt_tokens']} tokens of bundled valid stories), "
-             f"{bench['max_tokens']} new tokens each, greedy; tokens/s are medians of {bench['repeats']} "
-             f"synchronised repeats, summed over prompts. Machine: {bench['machine']}.", "",
+             (f"{bench['prompts']} held-out prompts ({bench['prompt_tokens']} tokens of bundled valid stories), "
+              f"{bench['max_tokens']} new tokens each, greedy; tokens/s are medians of {bench['repeats']} "
+              f"synchronised repeats, summed over prompts. Machine: {bench['machine']}."), "",
              "| mode | tokens/target pass | acceptance | accept@1 | accept@2 | accept@3 | tokens/s | speedup | equal to greedy |",
              "|---|---|---|---|---|---|---|---|---|"]
     for row in bench["rows"]:
         acc = {a["depth"]: a["rate"] for a in row.get("by_depth", [])}
-        cell = lambda d: f"{acc[d]:.1%}" if d in acc else "-"  # noqa: E731
+        cells = [f"{acc[d]:.1%}" if d in acc else "-" for d in (1, 2, 3)]
+        overall = f"{row['acceptance_rate']:.1%}" if row.get("acceptance_rate") is not None else "-"
         lines.append(
-            f"| {row['mode']} | {row['tokens_per_pass']:.2f} | "
-            + (f"{row['acceptance_rate']:.1%}" if row.get("acceptance_rate") is not None else "-")
-            + f" | {cell(1)} | {cell(2)} | {cell(3)} | {row['tokens_per_s']:.1f} | {row['speedup']:.2f}x | "
-            + ("yes" if row["identical"] else "NO") + " |"
+            f"| {row['mode']} | {row['tokens_per_pass']:.2f} | {overall} | {' | '.join(cells)} | "
+            f"{row['tokens_per_s']:.1f} | {row['speedup']:.2f}x | {'yes' if row['identical'] else 'NO'} |"
         )
     lines += ["", "accept@i: fraction of rounds proposing a draft at position i in which it was accepted.", "",
               "Reproduce:", "", "```", bench["command"], "```", ""]

@@ -15,10 +15,25 @@ from mlx.utils import tree_flatten, tree_unflatten
 
 from mlx_specdec import mtp
 from mlx_specdec.errors import IncompatibleModelsError, ModelLoadError, SpecDecError
-from mlx_specdec.generate import greedy_generate, speculative_generate, speculative_stream
+from mlx_specdec.generate import (
+    greedy_generate,
+    speculative_generate,
+    speculative_stream,
+)
 from mlx_specdec.models.storylm import StoryLMTrunk, build, preset
-from mlx_specdec.mtp import (MTPConfig, MTPDrafter, MTPHead, MTPTrainConfig, hidden_states, load_head,
-                             make_train_step, mtp_loss, mtp_propose, mtp_rollout, weights_fingerprint)
+from mlx_specdec.mtp import (
+    MTPConfig,
+    MTPDrafter,
+    MTPHead,
+    MTPTrainConfig,
+    hidden_states,
+    load_head,
+    make_train_step,
+    mtp_loss,
+    mtp_propose,
+    mtp_rollout,
+    weights_fingerprint,
+)
 from mlx_specdec.state import output_projection
 from tests.conftest import shipped
 
@@ -272,7 +287,7 @@ def test_self_speculation_costs_no_extra_trunk_pass(base, monkeypatch, strategy)
         prefill(ids)
 
     drafter.prefill = noting_prefill
-    out, stats = speculative_generate(base, drafter, PROMPTS[0], 40, k=2, strategy=strategy)
+    _, stats = speculative_generate(base, drafter, PROMPTS[0], 40, k=2, strategy=strategy)
     assert stats.accepted > 0
     trunk_passes = calls["n"] - after_prefill["n"]
     assert trunk_passes == stats.target_passes == len(stats.accepted_per_round)
