@@ -1275,8 +1275,9 @@ def main(argv=None) -> int:
     args = _parser().parse_args(argv)
     try:
         if args.command == "train":
+            # `is not`, not `in`: 0 == False, and --steps 0 must reach validation.
             given = {f.name: getattr(args, f.name) for f in fields(MTPTrainConfig)
-                     if getattr(args, f.name) not in (None, False)}
+                     if getattr(args, f.name) is not None and getattr(args, f.name) is not False}
             summary = train(MTPTrainConfig(**given), invocation="python -m mlx_specdec.mtp " + " ".join(argv))
             summary.pop("head", None)
             return 0

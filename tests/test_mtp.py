@@ -336,12 +336,13 @@ def test_drafter_refuses_a_target_it_does_not_belong_to(base):
         speculative_generate(other, MTPDrafter(MTPHead(base)), PROMPTS[0], 5)
 
 
-def test_bad_head_config_and_depth_are_one_line_errors(base):
+def test_bad_head_config_and_depth_are_one_line_errors(base, capsys):
     with pytest.raises(SpecDecError, match="depth must be an integer >= 1"):
         MTPConfig.for_base(base, depth=0)
     with pytest.raises(SpecDecError, match="max_depth"):
         MTPDrafter(MTPHead(base), max_depth=0)
     assert mtp.main(["train", "--base", "nowhere", "--steps", "0"]) == 2
+    assert capsys.readouterr().err.strip() == "error: --steps must be >= 1, got 0"
 
 
 # ---------------------------------------------------------------------------
@@ -484,3 +485,11 @@ def test_shipped_head_drafts_at_least_1_5_tokens_per_pass_and_stays_lossless():
         generated += stats.generated
         passes += stats.target_passes
     assert generated / passes >= 1.5
+
+
+def test_plot_is_skipped_with_a_note_when_matplotlib_is_missing(runs, tmp_path, monkeypatch):
+    import sys
+
+    monkeypatch.setitem(sys.modules, "matplotlib", None)  # makes `import matplotlib` raise ImportError
+    note = mtp.write_plot(runs["root"] / "full" / mtp.CURVES, tmp_path / "curves.png")
+    assert "matplotlib is not installed" in note and not (tmp_path / "curves.png").exists()
