@@ -12,7 +12,7 @@ The loop only knows this protocol (compare transformers' candidate generators):
 
 A drafter may propose fewer than k tokens (the loop counts what it got), and
 may define ``bind(target, target_seq)``: called once before prefill, it lets a
-drafter that lives on the target's own trunk (an MTP head) read the hidden
+drafter that lives on the target's own trunk (`mlx_specdec.mtp.MTPDrafter`) read the hidden
 states of every verification pass (set ``target_seq.capture_hidden = True``).
 """
 

@@ -114,10 +114,15 @@ class KVCacheSequence(_SequenceBase):
         ids = _ids(prompt_ids)
         # Everything but the last prompt token goes into the cache now; the last one
         # stays pending so the first verification pass produces the row for draft 1.
+        rows = []
         for start in range(0, ids.shape[0] - 1, PREFILL_CHUNK):
             chunk = ids[start : min(start + PREFILL_CHUNK, ids.shape[0] - 1)]
-            self.model(chunk[None], cache=self.cache)
-            mx.eval([c.state for c in self.cache])
+            if self.capture_hidden:  # a trunk drafter can then draft in the first round
+                rows.append(self.model.model(chunk[None], cache=self.cache)[0])
+            else:
+                self.model(chunk[None], cache=self.cache)
+            mx.eval([c.state for c in self.cache], rows)
+        self.hidden = mx.concatenate(rows) if rows else None
         self.committed = ids.shape[0] - 1
         self.pending = ids[-1:]
 
@@ -142,6 +147,8 @@ class RecomputeSequence(_SequenceBase):
     def prefill(self, prompt_ids) -> None:
         ids = _ids(prompt_ids)
         self.tokens, self.committed, self.pending = ids[:-1], ids.shape[0] - 1, ids[-1:]
+        if self.capture_hidden and self.committed:
+            self.hidden = self.model.model(self.tokens[None])[0]
 
     def forward(self, inputs: mx.array) -> mx.array:
         self.tokens = mx.concatenate([self.tokens, inputs])

@@ -583,7 +583,7 @@ def main(argv=None) -> int:
     _, args = parse_args(argv)
     invocation = " ".join(["python -m mlx_specdec.train"] + list(sys.argv[1:] if argv is None else argv))
     given = {f.name: getattr(args, f.name) for f in fields(TrainConfig)
-             if getattr(args, f.name) not in (None, False)}
+             if getattr(args, f.name) is not None and getattr(args, f.name) is not False}
     try:
         if args.evaluate:
             res = evaluate_models(args.evaluate, given.get("corpus", "bundled"), given.get("valid_stories", 2000),

@@ -211,7 +211,8 @@ def test_mtp_self_speculation_equals_plain_greedy(base, strategy, depth):
         out, stats = speculative_generate(base, MTPDrafter(head), p, 40, k=depth, strategy=strategy)
         assert out == greedy_generate(base, p, 40)
         assert stats.generated == 40
-        assert stats.accepted_per_round[0] == 0 and stats.drafted <= depth * (stats.target_passes - 1)
+        # The target's prefill keeps its hidden rows, so even the first round drafts.
+        assert stats.drafted <= depth * stats.target_passes and stats.drafted > 0
         rounds += stats.accepted_per_round
     # The run went through every kind of round: rejected, partly and fully accepted.
     assert 0 in rounds and depth in rounds
