@@ -1,11 +1,12 @@
 """Run every system on the same models and prompts, and reduce the runs to rows.
 
 Timing discipline: a warm-up generation per system first (allocator, first
-calls); then `repeats` passes over all systems, the system order rotated each
-pass so slow drift of a shared machine's load spreads over every row. Each
-generation is one synchronised timed region (see systems._synchronised).
-Speedups are paired: row / plain within the same pass, then the median over
-passes, which cancels most of the load that both saw.
+calls); then `repeats` passes, each running every system on a prompt before
+the next prompt starts (order rotated per prompt), so load drifting on a
+shared machine hits all systems alike. Each generation is one synchronised
+timed region (see systems._synchronised). Speedups are paired: a generation's
+tokens/s over the plain run of the same prompt in the same pass, seconds
+apart; the row reports the median and quartiles of those ratios.
 """
 
 from __future__ import annotations
@@ -60,8 +61,9 @@ def default_target(models_dir: Path) -> str | None:
 
 
 def quantiles(values: list[float]) -> dict:
+    """Median, min, max (and quartiles from 4 samples on) of a list of measurements."""
     v = sorted(values)
-    out = {"median": statistics.median(v), "min": v[0], "max": v[-1], "per_repeat": values}
+    out = {"median": statistics.median(v), "min": v[0], "max": v[-1], "samples": values}
     if len(v) >= 4:
         q = statistics.quantiles(v, n=4)
         out["q1"], out["q3"] = q[0], q[2]
@@ -86,18 +88,20 @@ def reduce_rows(systems: list[System], runs: dict[str, list[list[Run]]], costs: 
     oracle = [r.ids for r in plain["greedy"][0]]  # plain greedy ids per prompt
     v_k = {int(k): v for k, v in costs["v_k"].items()}
     rows = []
+    run_tps = {name: [len(r.ids) / r.seconds for rep in reps for r in rep] for name, reps in runs.items()}
     for s in systems:
         reps = runs[s.name]
         tps = [sum(len(r.ids) for r in rep) / sum(r.seconds for r in rep) for rep in reps]
-        base = plain[s.mode]
-        base_tps = [sum(len(r.ids) for r in rep) / sum(r.seconds for r in rep) for rep in base]
-        speedups = [a / b for a, b in zip(tps, base_tps)]
+        # Paired ratios: each generation against the plain run of the same prompt in the same
+        # pass, which ran seconds apart (see run_benchmark), so the load both saw was alike.
+        speedups = [a / b for a, b in zip(run_tps[s.name], run_tps[f"plain ours {s.mode}"])]
         flat = [r for rep in reps for r in rep]
         generated = sum(len(r.ids) for r in flat)
         passes = sum(r.target_passes for r in flat)
         drafted = sum(r.drafted for r in flat)
         accepted = sum(r.accepted for r in flat)
         peak = max(r.peak_memory for r in flat)
+        resident = max(r.resident_memory for r in flat)
         row = {
             "name": s.name, "impl": s.impl, "mode": s.mode, "drafter": s.drafter, "kind": s.kind, "k": s.k,
             "prompts": len(reps[0]), "tokens_per_run": len(reps[0][0].ids) if reps[0] else 0,
@@ -109,7 +113,11 @@ def reduce_rows(systems: list[System], runs: dict[str, list[list[Run]]], costs: 
             "mean_accepted_per_round": accepted / passes if s.k else None,
             "mean_drafts_per_round": drafted / passes if s.k else None,
             "peak_memory_mb": peak / 2**20 if peak else resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
-            "peak_memory_source": "mx.get_peak_memory" if peak else "ru_maxrss (process-wide, MB)",
+            "peak_memory_source": (
+                "mx.get_peak_memory, reset before each generation; every model of the run stays loaded"
+                if peak else "ru_maxrss (process-wide, MB)"
+            ),
+            "resident_before_mb": resident / 2**20,  # MLX memory held when the generation started (weights)
             "identical_to_plain_greedy": (
                 all(r.ids == oracle[i] for rep in reps for i, r in enumerate(rep)) if s.mode == "greedy" else None
             ),
@@ -121,15 +129,14 @@ def reduce_rows(systems: list[System], runs: dict[str, list[list[Run]]], costs: 
             row["predicted_speedup_course"] = costmodel.predicted_speedup(e_acc, k_eff, c)
             row["predicted_speedup_measured_v"] = costmodel.predicted_speedup(e_acc, k_eff, c, _interp_v(v_k, k_eff))
         rows.append(row)
-    # Ours against mlx-lm's speculative generator at the same drafter, k and mode: paired per repeat.
+    # Ours against mlx-lm's speculative generator at the same drafter, k and mode: paired per generation.
     for row in rows:
         if row["impl"] != "ours" or not row["k"]:
             continue
         theirs = next((r for r in rows if r["impl"] == "mlx-lm" and r["mode"] == row["mode"]
                        and r["drafter"] == row["drafter"] and r["k"] == row["k"]), None)
         if theirs:
-            row["vs_mlx_lm"] = quantiles([a / b for a, b in zip(row["tokens_per_s"]["per_repeat"],
-                                                                 theirs["tokens_per_s"]["per_repeat"])])
+            row["vs_mlx_lm"] = quantiles([a / b for a, b in zip(run_tps[row["name"]], run_tps[theirs["name"]])])
     return rows
 
 
@@ -210,19 +217,25 @@ def run_benchmark(settings: Settings, *, target: str | None = None, drafters: li
                             sampled_temperature=settings.temperature or None, with_mlx_lm=settings.with_mlx_lm)
     head = header(settings, target_name, version, argv or [])
 
-    progress = Progress(len(systems) * (settings.repeats + 1) + 1)
+    progress = Progress(len(systems) + settings.repeats * len(prompt_ids) + 1)
     for note in notes:
         progress.say(note)
     for s in systems:  # warm-up, untimed
         progress.update(f"warm-up {s.name}")
         s.run(prompt_ids[0], min(settings.warmup_tokens, settings.max_tokens), settings.seed)
 
-    runs: dict[str, list[list[Run]]] = {s.name: [] for s in systems}
+    # Interleaved: for each prompt every system runs once before the next prompt, in an order
+    # rotated per (pass, prompt), so a system's run and the plain run it is paired with are
+    # seconds apart, and no system always runs right after the same neighbour.
+    runs: dict[str, list[list[Run]]] = {s.name: [[] for _ in range(settings.repeats)] for s in systems}
+    n = len(systems)
     for rep in range(settings.repeats):
-        shift = rep * len(systems) // max(settings.repeats, 1)
-        for s in systems[shift:] + systems[:shift]:
-            progress.update(f"pass {rep + 1}/{settings.repeats} {s.name}")
-            runs[s.name].append([s.run(ids, settings.max_tokens, settings.seed + i) for i, ids in enumerate(prompt_ids)])
+        progress.say(f"pass {rep + 1}/{settings.repeats}: {n} systems x {len(prompt_ids)} prompts x {settings.max_tokens} tokens")
+        for i, ids in enumerate(prompt_ids):
+            shift = (rep * len(prompt_ids) + i) * 7 % n
+            for s in systems[shift:] + systems[:shift]:
+                runs[s.name][rep].append(s.run(ids, settings.max_tokens, settings.seed + i))
+            progress.update(f"pass {rep + 1}/{settings.repeats}, prompt {i + 1}/{len(prompt_ids)}")
 
     progress.update("cost model: timing cached steps")
     context = costmodel.context_ids(tokenizer, min(96, _window(target_model) // 2))

@@ -13,6 +13,7 @@ wall-clock seconds of a synchronised region and the counters.
 
 from __future__ import annotations
 
+import gc
 import importlib
 import time
 from dataclasses import dataclass, field
@@ -40,6 +41,7 @@ class Run:
     drafted: int = 0
     accepted: int = 0
     peak_memory: int = 0
+    resident_memory: int = 0  # MLX active memory when the generation started
 
 
 @dataclass
@@ -84,14 +86,21 @@ class Context:
     mtp_head: str | None = None  # explicit MTP head folder (None: <models>/<target>-mtp)
 
 
-def _synchronised(fn) -> tuple[object, float, int]:
-    """Run fn() in a timed region: sync before starting and before stopping the clock."""
+def _synchronised(fn) -> tuple[object, float, int, int]:
+    """Run fn() in a timed region: sync before starting and before stopping the clock.
+
+    Leftovers of earlier generations (caches in reference cycles) are collected
+    first, outside the clock, so the peak belongs to this generation.
+    """
+    gc.collect()
     mx.synchronize()
+    mx.clear_cache()
     mx.reset_peak_memory()
+    resident = mx.get_active_memory()
     start = time.perf_counter()
     out = fn()
     mx.synchronize()
-    return out, time.perf_counter() - start, mx.get_peak_memory()
+    return out, time.perf_counter() - start, mx.get_peak_memory(), resident
 
 
 # ---------------------------------------------------------------------------
@@ -213,10 +222,10 @@ def _mlx_lm():
 
 def ours_plain(target, temperature: float) -> Callable:
     def run(prompt, max_tokens, seed):
-        ids, seconds, peak = _synchronised(
+        ids, seconds, peak, resident = _synchronised(
             lambda: list(plain_stream(target, prompt, max_tokens, temperature=temperature, seed=seed))
         )
-        return Run(ids, seconds, target_passes=len(ids), peak_memory=peak)
+        return Run(ids, seconds, target_passes=len(ids), peak_memory=peak, resident_memory=resident)
 
     return run
 
@@ -234,8 +243,8 @@ def ours_spec(target, spec: DrafterSpec, k: int, temperature: float) -> Callable
                 out.extend(emission.ids)
             return out
 
-        ids, seconds, peak = _synchronised(go)
-        return Run(ids, seconds, stats.target_passes, stats.drafted, stats.accepted, peak)
+        ids, seconds, peak, resident = _synchronised(go)
+        return Run(ids, seconds, stats.target_passes, stats.drafted, stats.accepted, peak, resident)
 
     return run
 
@@ -246,10 +255,10 @@ def mlx_lm_plain(target, temperature: float) -> Callable:
 
     def run(prompt, max_tokens, seed):
         mx.random.seed(seed)  # mlx-lm samples from the global generator
-        ids, seconds, peak = _synchronised(
+        ids, seconds, peak, resident = _synchronised(
             lambda: [int(t) for t, _ in gen.generate_step(mx.array(prompt), target, max_tokens=max_tokens, sampler=sampler)]
         )
-        return Run(ids, seconds, target_passes=len(ids), peak_memory=peak)
+        return Run(ids, seconds, target_passes=len(ids), peak_memory=peak, resident_memory=resident)
 
     return run
 
@@ -269,10 +278,10 @@ def mlx_lm_spec(target, draft_model, k: int, temperature: float) -> Callable:
                 )
             ]
 
-        out, seconds, peak = _synchronised(go)
+        out, seconds, peak, resident = _synchronised(go)
         flags = [d for _, d in out]
         rounds, drafted, accepted = mlx_lm_rounds(flags, k, max_tokens)
-        return Run([t for t, _ in out], seconds, rounds, drafted, accepted, peak)
+        return Run([t for t, _ in out], seconds, rounds, drafted, accepted, peak, resident)
 
     return run
 
