@@ -169,7 +169,7 @@ class BufferKVCache:
     Shapes never change between steps, so a compiled step does not retrace;
     rows past the offset are hidden by the mask (``make_mask``, which mlx-lm's
     ``create_attention_mask`` consults), and rollback is the host moving the
-    offset it passes in. The buffers grow (doubling, one retrace) when full.
+    offset it passes in. The buffers grow by whole blocks (one retrace) when full.
     """
 
     def __init__(self, keys: mx.array, values: mx.array):
@@ -235,23 +235,31 @@ class CompiledKVSequence(_SequenceBase):
         if ids.shape[0] == 1:
             for c in scratch:
                 c.offset = 0
-        self._allocate(scratch, self.committed + self.GROW)
+        # Capacity in whole GROW blocks, so prompts of similar length share traces.
+        self._allocate(scratch, (self.committed // self.GROW + 2) * self.GROW)
         self.pending = ids[-1:]
         self._fed = 0
 
     def _compiled(self, hidden: bool):
-        """The compiled step: (tokens, offset, *buffers) -> (logits or hidden, *new buffers)."""
-        if hidden not in self._steps:
+        """The model's compiled step, shared by every sequence of this model:
+        (tokens, offset, *buffers) -> (logits or hidden, *new buffers).
+
+        Kept on the model so a new generation reuses the traces (one per block
+        length and buffer capacity) instead of tracing again.
+        """
+        steps = self.model.__dict__.setdefault("_specdec_compiled_steps", {})
+        if hidden not in steps:
             trunk_or_model = self.model.model if hidden else self.model
+            shells = [BufferKVCache(None, None) for _ in self.cache]
 
             def step(tokens, offset, *buffers):
-                for i, c in enumerate(self.cache):
+                for i, c in enumerate(shells):
                     c.keys, c.values, c.offset = buffers[2 * i], buffers[2 * i + 1], offset
-                out = trunk_or_model(tokens[None], cache=self.cache)
-                return (out[0], *[a for c in self.cache for a in (c.keys, c.values)])
+                out = trunk_or_model(tokens[None], cache=shells)
+                return (out[0], *[a for c in shells for a in (c.keys, c.values)])
 
-            self._steps[hidden] = mx.compile(step)
-        return self._steps[hidden]
+            steps[hidden] = mx.compile(step)
+        return steps[hidden]
 
     def forward(self, inputs: mx.array) -> mx.array:
         start = self.committed + self._fed
@@ -270,7 +278,7 @@ class CompiledKVSequence(_SequenceBase):
     def _grow(self, needed: int):
         capacity = self.cache[0].keys.shape[2]
         while capacity < needed:
-            capacity *= 2
+            capacity += self.GROW
         for c in self.cache:
             pad = capacity - c.keys.shape[2]
             c.keys = mx.pad(c.keys, [(0, 0), (0, 0), (0, pad), (0, 0)])
