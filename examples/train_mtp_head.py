@@ -44,7 +44,7 @@ def main(argv=None) -> int:
                              seq_len=64, batch_size=4, eval_every=5, eval_rows=4, log_every=1, ckpt_every=5, warmup=2)
     else:
         cfg = MTPTrainConfig(base=args.base, run_dir=str(run_dir), time_budget_min=args.minutes, train_stories=3000,
-                             valid_stories=100, eval_every=25, ckpt_every=25)
+                             valid_stories=100, eval_every=10, eval_rows=16, ckpt_every=25)
     summary = train(cfg, base=base, tok=tok)
 
     with open(run_dir / "curves.csv", newline="") as f:
