@@ -191,7 +191,7 @@ def markdown(result: dict, plots: list[str]) -> str:
     out = [
         f"# Benchmark: {h['target']} on {h['machine']} ({h['date'][:10]})",
         "",
-        f"Reproduce: `{h['command']}`",
+        f"Reproduce: `{h['command']}`" + (f" at commit {h['git_commit']}" if h.get("git_commit") else ""),
         "",
         f"MLX {h['mlx']} (mlx-lm {h.get('mlx_lm', '?')}), device {h['device']}, CPU {h['cpu']}"
         + (f", GPU {h['gpu']}" if h.get("gpu") else "")

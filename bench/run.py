@@ -155,6 +155,7 @@ def header(settings: Settings, target_name: str, prompt_version: int, argv: list
         "prompt_set_version": prompt_version,
         "settings": asdict(settings),
     })
+    info["git_commit"] = _git_commit()
     try:
         import mlx_lm
 
@@ -162,6 +163,20 @@ def header(settings: Settings, target_name: str, prompt_version: int, argv: list
     except (ImportError, AttributeError):
         pass
     return info
+
+
+def _git_commit() -> str | None:
+    """The checkout's commit (with '+dirty' when tracked files differ), or None outside git."""
+    import subprocess
+
+    try:
+        head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True,
+                              timeout=10).stdout.strip()
+        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=ROOT,
+                               capture_output=True, text=True, timeout=10).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return (head + ("+dirty" if dirty else "")) if head else None
 
 
 class Progress:
