@@ -2,8 +2,9 @@
 
 Units are target steps: one cached one-token target pass costs 1.
 
-* c    drafter/target cost ratio: one cached drafter step over one cached target
-       step at the same context length.
+* c    drafter/target cost ratio: one drafter step (as the engine runs it: the
+       compiled step where the model allows) over one cached target step at the
+       same context length.
 * v_k  block-verification cost: one cached (k+1)-token target pass over a
        one-token pass (1 <= v_k <= k+1; close to 1 when the pass is bound by
        weight reads or dispatch, close to k+1 when it is bound by arithmetic).
@@ -104,6 +105,30 @@ class StepTimer:
         return seconds
 
 
+class DrafterStepTimer:
+    """Times one-token drafter steps the way the engine runs them: through the
+    committed-state strategy a ModelDrafter gets by default ('auto': the
+    compiled step where the model supports it), rolled back after each pass."""
+
+    def __init__(self, model, context: list[int]):
+        from mlx_specdec.state import make_sequence
+
+        self.seq = make_sequence(model, "auto")
+        self.seq.prefill(context)
+        self.pending = self.seq.pending
+        self.nothing = mx.array([], dtype=mx.int32)
+
+    def time(self, n_tokens: int) -> float:
+        assert n_tokens == 1, "a drafter step feeds one token"
+        mx.synchronize()
+        start = time.perf_counter()
+        mx.eval(self.seq.extend(self.nothing))
+        mx.synchronize()
+        seconds = time.perf_counter() - start
+        self.seq.commit(0, self.pending)
+        return seconds
+
+
 def measure_costs(target, drafter_models: dict, ks, context: list[int], repeats: int = 30, warmup: int = 5) -> dict:
     """Median step times and the ratios c (per drafter model) and v_k (per k).
 
@@ -112,7 +137,7 @@ def measure_costs(target, drafter_models: dict, ks, context: list[int], repeats:
     """
     sizes = sorted({1} | {k + 1 for k in ks})
     timers = {"target": StepTimer(target, context)}
-    timers.update({name: StepTimer(m, context) for name, m in drafter_models.items()})
+    timers.update({name: DrafterStepTimer(m, context) for name, m in drafter_models.items()})
     samples: dict[tuple[str, int], list[float]] = {}
     for i in range(warmup + repeats):
         for name, timer in timers.items():
