@@ -28,9 +28,12 @@ blas:
 	  fi; \
 	fi
 
+DEMO_PROMPT ?= Once upon a time, there was a little girl named Lily.
+
 demo: $(STAMP)
 	$(PY) -m mlx_specdec.doctor
-	$(PY) -m mlx_specdec.generate --prompt "Once upon a time" --max-tokens 120 --compare
+	$(PY) -m mlx_specdec.generate --prompt "$(DEMO_PROMPT)" --max-tokens 120 --compare
+	$(PY) -m mlx_specdec.generate --prompt "$(DEMO_PROMPT)" --max-tokens 120 --compare --draft-model storylm-5m-mtp -k 3
 
 test: $(STAMP)
 	$(PY) -m pytest

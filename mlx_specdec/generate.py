@@ -303,7 +303,11 @@ def _parser():
         description="Lossless speculative decoding with MLX. Defaults to the shipped StoryLM pair (1M drafts for 5M).",
     )
     p.add_argument("--model", help="target: a model-store folder, an mlx-lm folder or a hub id (default: storylm-5m)")
-    p.add_argument("--draft-model", help="drafter sharing the target's tokenizer (default: storylm-1m with the default target)")
+    p.add_argument(
+        "--draft-model",
+        help="drafter: a model sharing the target's tokenizer, an MTP head folder (e.g. storylm-5m-mtp), "
+        "or 'prompt-lookup' (default: storylm-1m with the default target)",
+    )
     p.add_argument("--no-draft", action="store_true", help="plain decoding of the target, no speculation")
     p.add_argument("-k", "--num-draft-tokens", type=int, default=4, help="draft tokens per round (default 4)")
     p.add_argument("--prompt", default="Once upon a time", help="prompt text")
@@ -347,12 +351,32 @@ def main(argv=None) -> int:
         return 2
 
 
+def _load_drafter(name: str, target, tokenizer, target_name: str):
+    """A drafter by name: 'prompt-lookup', an MTP head folder (drafts from the
+    target's own trunk), or a model sharing the target's tokenizer."""
+    from pathlib import Path
+
+    from .drafters import PromptLookupDrafter
+    from .loading import check_pair, load, resolve_model_path
+
+    if name == "prompt-lookup":
+        return PromptLookupDrafter()
+    path = resolve_model_path(name)
+    if path is not None and (Path(path) / "head.safetensors").is_file():
+        from .mtp import MTPDrafter, load_head
+
+        return MTPDrafter(load_head(path, target, tokenizer))
+    drafter, draft_tok = load(name)
+    check_pair(tokenizer, draft_tok, target_name, name)
+    return drafter
+
+
 def _run(args) -> int:
     import json
     import sys
 
     from .console import LEGEND, TokenStream, print_summary
-    from .loading import DEFAULT_DRAFTER, DEFAULT_TARGET, check_pair, load
+    from .loading import DEFAULT_DRAFTER, DEFAULT_TARGET, load
 
     policy = SamplingPolicy(args.temp, args.top_k, args.top_p)  # validate before loading anything
     k = args.num_draft_tokens
@@ -368,10 +392,7 @@ def _run(args) -> int:
         draft_name = args.draft_model or (DEFAULT_DRAFTER if args.model is None else None)
 
     target, tokenizer = load(target_name)
-    drafter = None
-    if draft_name is not None:
-        drafter, draft_tok = load(draft_name)
-        check_pair(tokenizer, draft_tok, target_name, draft_name)
+    drafter = _load_drafter(draft_name, target, tokenizer, target_name) if draft_name is not None else None
     prompt = encode_prompt(tokenizer, args.prompt)
     eos_id = getattr(tokenizer, "eos_token_id", None)
     sampling = dict(temperature=policy.temperature, top_k=policy.top_k, top_p=policy.top_p, seed=args.seed)

@@ -318,8 +318,9 @@ class MTPDrafter:
 
     bind() asks the target's sequence to keep the hidden rows of each
     verification pass. commit(j, t) remembers row j (the state whose next token
-    is t) and t; propose() runs the head from there. The first round has no
-    hidden row yet and proposes nothing (the loop handles k'=0). Everything stays
+    is t) and t; propose() runs the head from there. The first round drafts from
+    the hidden rows the target's prefill kept (without them it proposes nothing,
+    which the loop handles as a plain step). Everything stays
     lazy: the loop's one sync per round evaluates drafts and verdict together.
     """
 

@@ -115,3 +115,19 @@ def test_ctrl_c_prints_what_was_generated_and_the_stats(tiny_store, capsys, monk
     out = capsys.readouterr().out
     assert code == 130
     assert "(interrupted)" in out and "target passes: 2" in out
+
+
+@pytest.mark.parametrize("drafter", ["storylm-5m-mtp", "prompt-lookup"])
+def test_mtp_head_and_prompt_lookup_drafters_from_the_command_line(drafter, capsys):
+    from tests.conftest import shipped
+
+    shipped("storylm-5m")
+    if drafter == "storylm-5m-mtp":
+        shipped("storylm-5m-mtp")
+    code = main(["--model", "storylm-5m", "--draft-model", drafter, "--max-tokens", "40", "-k", "3",
+                 "--prompt", "Once upon a time, there was a little girl named Lily.", "--compare", "--json"])
+    record = json.loads(capsys.readouterr().out)
+    assert code == 0 and record["compare"]["identical"] is True
+    assert record["stats"]["generated"] == len(record["ids"])
+    if drafter == "storylm-5m-mtp":
+        assert record["stats"]["tokens_per_pass"] > 1.3
