@@ -70,6 +70,8 @@ import numpy as np
 from mlx.utils import tree_flatten, tree_unflatten
 
 from .errors import IncompatibleModelsError, ModelLoadError, SpecDecError
+from . import train as train_lib
+from .train import batch_rows, make_optimizer  # noqa: F401  (shared with the StoryLM trainer)
 from .models.folders import (
     atomic_folder,
     check_weights,
@@ -682,20 +684,6 @@ def load_rows(cfg: MTPTrainConfig, tok, cache_dir: Path, log=print) -> tuple[np.
     return train_rows, valid_rows[: cfg.eval_rows]
 
 
-def batch_rows(n_rows: int, batch_size: int, step: int, seed: int) -> np.ndarray:
-    """Row indices of batch `step`: each epoch a seeded permutation, read in order.
-
-    A pure function of (seed, step), so the data position in a checkpoint is
-    just the step.
-    """
-    start, idx = step * batch_size, []
-    while len(idx) < batch_size:
-        epoch, pos = divmod(start + len(idx), n_rows)
-        perm = np.random.default_rng([seed, epoch]).permutation(n_rows)
-        idx.extend(perm[pos : pos + batch_size - len(idx)].tolist())
-    return np.asarray(idx)
-
-
 def depth_weights(cfg_or_depth, decay: float = 0.7) -> list[float]:
     depth = cfg_or_depth.depth if isinstance(cfg_or_depth, MTPTrainConfig) else cfg_or_depth
     if isinstance(cfg_or_depth, MTPTrainConfig):
@@ -723,13 +711,6 @@ def rollout_loss(head: MTPHead, hidden: mx.array, token_ids: mx.array, weights: 
             losses.append(nn.losses.cross_entropy(logits.astype(mx.float32), target, reduction="mean"))
     total = sum(w * l for w, l in zip(weights, losses)) / sum(weights)
     return total, mx.stack(losses)
-
-
-def make_optimizer(cfg: MTPTrainConfig, max_steps: int) -> optim.AdamW:
-    warmup = min(cfg.warmup, max(max_steps - 1, 0))
-    decay = optim.cosine_decay(cfg.lr, max(max_steps - warmup, 1), end=cfg.lr * cfg.min_lr_ratio)
-    schedule = optim.join_schedules([optim.linear_schedule(0.0, cfg.lr, warmup), decay], [warmup]) if warmup else decay
-    return optim.AdamW(learning_rate=schedule, betas=[0.9, 0.95], weight_decay=cfg.weight_decay)
 
 
 def make_train_step(head: MTPHead, optimizer, weights: list[float], grad_clip: float, stride: int = 1):
@@ -788,35 +769,16 @@ def evaluate(head: MTPHead, rows: np.ndarray, batch_size: int) -> dict:
 
 
 def save_checkpoint(path: Path, head: MTPHead, optimizer, meta: dict) -> None:
-    """Head weights (fp32), optimizer state and meta (step, data position, RNG) in one file.
-
-    Nothing in a step is random (no dropout); the data order is a pure function
-    of (seed, step) (see batch_rows), so seed and step are the RNG state.
-
-    Temp file, fsync, os.replace: a run killed at any moment leaves the previous
-    checkpoint or the new one, never a torn file.
-    """
-    arrays = {f"head.{k}": v for k, v in tree_flatten(head.parameters())}
-    arrays.update({f"optim.{k}": v for k, v in tree_flatten(optimizer.state)})
-    tmp = path.with_name(path.stem + ".tmp.safetensors")
-    mx.save_safetensors(str(tmp), arrays, metadata={"meta": json.dumps(meta)})
-    with open(tmp, "rb") as fh:
-        os.fsync(fh.fileno())
-    os.replace(tmp, path)
+    """Head weights (fp32), optimizer state and meta (step, data position) in one
+    atomic file. Nothing in a step is random and the data order is a pure
+    function of (seed, step) (see batch_rows), so seed and step are the RNG state."""
+    train_lib.save_checkpoint(path, head, optimizer, meta, prefix="head")
 
 
 def load_checkpoint(path: Path, head: MTPHead | None = None, optimizer=None) -> dict:
-    try:
-        arrays, metadata = mx.load(str(path), format="safetensors", return_metadata=True)
-        meta = json.loads(metadata["meta"])
-    except Exception as e:
-        msg = str(e).splitlines()[0] if str(e) else type(e).__name__
-        raise SpecDecError(f"checkpoint {str(path)!r} is unreadable ({msg})") from None
-    if head is not None:
-        head.update(tree_unflatten([(k[5:], v) for k, v in arrays.items() if k.startswith("head.")]))
-        optimizer.state = tree_unflatten([(k[6:], v) for k, v in arrays.items() if k.startswith("optim.")])
-        mx.eval(head.parameters(), optimizer.state)
-    return meta
+    if head is None:
+        return train_lib.read_checkpoint_meta(path)
+    return train_lib.load_checkpoint(path, head, optimizer, prefix="head")
 
 
 CURVE_FIELDS = ["step", "tokens", "train_loss", "train_loss_d1", "valid_loss_d1", "acc_d1", "acc_d2", "acc_d3",

@@ -200,13 +200,14 @@ def make_optimizer(cfg: TrainConfig, max_steps: int) -> optim.AdamW:
     return optim.AdamW(learning_rate=schedule, betas=[0.9, 0.95], weight_decay=cfg.weight_decay)
 
 
-def save_checkpoint(path: Path, model, optimizer, meta: dict) -> None:
+def save_checkpoint(path: Path, model, optimizer, meta: dict, prefix: str = "model") -> None:
     """Weights (fp32), optimizer moments and step, and the run's meta in one file.
 
     Written to a temp file and fsynced before os.replace: a run killed at any
     moment leaves either the previous checkpoint or the new one, never a torn one.
+    `prefix` names the trained module's tensors (the MTP trainer saves a "head").
     """
-    arrays = {f"model.{k}": v for k, v in tree_flatten(model.parameters())}
+    arrays = {f"{prefix}.{k}": v for k, v in tree_flatten(model.parameters())}
     arrays.update({f"optim.{k}": v for k, v in tree_flatten(optimizer.state)})
     tmp = path.with_name(path.stem + ".tmp.safetensors")
     mx.save_safetensors(str(tmp), arrays, metadata={"meta": json.dumps(meta)})
@@ -228,9 +229,10 @@ def read_checkpoint_meta(path: Path) -> dict:
     return _read_checkpoint(path)[1]
 
 
-def load_checkpoint(path: Path, model, optimizer) -> dict:
+def load_checkpoint(path: Path, model, optimizer, prefix: str = "model") -> dict:
     arrays, meta = _read_checkpoint(path)
-    model.update(tree_unflatten([(k[6:], v) for k, v in arrays.items() if k.startswith("model.")]))
+    cut = len(prefix) + 1
+    model.update(tree_unflatten([(k[cut:], v) for k, v in arrays.items() if k.startswith(prefix + ".")]))
     optimizer.state = tree_unflatten([(k[6:], v) for k, v in arrays.items() if k.startswith("optim.")])
     mx.eval(model.parameters(), optimizer.state)
     return meta
