@@ -654,26 +654,7 @@ class MTPTrainConfig:
 
 def load_rows(cfg: MTPTrainConfig, tok, cache_dir: Path, log=print) -> tuple[np.ndarray, np.ndarray]:
     """Tokenized stories packed into rows of seq_len ids; cached (a few MB) in the run folder."""
-    from .data import iter_texts
-
-    key = json.dumps([cfg.corpus, cfg.train_stories, cfg.valid_stories, cfg.data_seed, tok.fingerprint])
-    path = cache_dir / f"tokens-{hashlib.sha1(key.encode()).hexdigest()[:12]}.npz"
-    if path.is_file():
-        with np.load(path) as z:
-            train, valid = z["train"], z["valid"]
-    else:
-        t0 = time.time()
-
-        def encode(split, n):
-            return np.concatenate([np.asarray(tok.encode(t, bos=True, eos=True), np.uint16)
-                                   for t in iter_texts(cfg.corpus, split, n=n, seed=cfg.data_seed)])
-
-        train, valid = encode("train", cfg.train_stories), encode("valid", cfg.valid_stories)
-        cache_dir.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(".tmp.npz")
-        np.savez(tmp, train=train, valid=valid)
-        os.replace(tmp, path)
-        log(f"tokenized {len(train):,} train / {len(valid):,} valid tokens in {time.time() - t0:.1f}s")
+    train, valid = train_lib.tokenized_corpus(cfg, tok, cache_dir, log)
     train_rows = train[: len(train) // cfg.seq_len * cfg.seq_len].reshape(-1, cfg.seq_len)
     valid_rows = valid[: len(valid) // cfg.seq_len * cfg.seq_len].reshape(-1, cfg.seq_len)
     if len(train_rows) < cfg.batch_size:

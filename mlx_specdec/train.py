@@ -135,7 +135,7 @@ def pack(token_lists, seq_len: int) -> np.ndarray:
     return flat[: n_rows * (seq_len + 1)].reshape(n_rows, seq_len + 1)
 
 
-def encode_split(cfg: TrainConfig, tok, split: str, n: int):
+def encode_split(cfg, tok, split: str, n: int):
     from .data import iter_texts
 
     for text in iter_texts(cfg.corpus, split, n=n, seed=cfg.data_seed):
@@ -144,21 +144,30 @@ def encode_split(cfg: TrainConfig, tok, split: str, n: int):
         yield tok.encode(text, bos=True, eos=True)
 
 
-def load_data(cfg: TrainConfig, tok, cache_dir: Path, log=print) -> tuple[np.ndarray, np.ndarray]:
+def tokenized_corpus(cfg, tok, cache_dir: Path, log=print) -> tuple[np.ndarray, np.ndarray]:
+    """The train and valid splits as flat token arrays, cached in `cache_dir`.
+
+    `cfg` needs corpus, train_stories, valid_stories and data_seed (the StoryLM
+    and MTP trainers both pass theirs); the cache key includes the tokenizer.
+    """
     key = json.dumps([cfg.corpus, cfg.train_stories, cfg.valid_stories, cfg.data_seed, tok.fingerprint])
     path = cache_dir / f"tokens-{hashlib.sha1(key.encode()).hexdigest()[:12]}.npz"
     if path.is_file():
         with np.load(path) as z:
-            train, valid = z["train"], z["valid"]
-    else:
-        t0 = time.time()
-        train = np.concatenate([np.asarray(x, np.uint16) for x in encode_split(cfg, tok, "train", cfg.train_stories)])
-        valid = np.concatenate([np.asarray(x, np.uint16) for x in encode_split(cfg, tok, "valid", cfg.valid_stories)])
-        cache_dir.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(".tmp.npz")
-        np.savez(tmp, train=train, valid=valid)
-        os.replace(tmp, path)
-        log(f"tokenized {len(train):,} train / {len(valid):,} valid tokens in {time.time() - t0:.0f}s -> {path}")
+            return z["train"], z["valid"]
+    t0 = time.time()
+    train = np.concatenate([np.asarray(x, np.uint16) for x in encode_split(cfg, tok, "train", cfg.train_stories)])
+    valid = np.concatenate([np.asarray(x, np.uint16) for x in encode_split(cfg, tok, "valid", cfg.valid_stories)])
+    cache_dir.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".tmp.npz")
+    np.savez(tmp, train=train, valid=valid)
+    os.replace(tmp, path)
+    log(f"tokenized {len(train):,} train / {len(valid):,} valid tokens in {time.time() - t0:.0f}s -> {path}")
+    return train, valid
+
+
+def load_data(cfg: TrainConfig, tok, cache_dir: Path, log=print) -> tuple[np.ndarray, np.ndarray]:
+    train, valid = tokenized_corpus(cfg, tok, cache_dir, log)
     train_rows, valid_rows = pack([train], cfg.seq_len), pack([valid], cfg.seq_len)
     if len(train_rows) < cfg.batch_size:
         raise SpecDecError(
