@@ -407,9 +407,11 @@ def _run(args) -> int:
         )
 
     if args.compare and drafter is not None:
-        # Warm both paths up so neither pays first-call costs inside the timed run.
-        list(plain_stream(target, prompt, min(8, args.max_tokens), strategy=args.strategy))
-        list(speculative_stream(target, drafter, prompt, min(8, args.max_tokens), k=k, strategy=args.strategy))
+        # Warm both paths up (allocations, compiled traces for each block length)
+        # so neither pays first-call costs inside the timed run.
+        warm = min(64, args.max_tokens)
+        list(plain_stream(target, prompt, warm, strategy=args.strategy))
+        list(speculative_stream(target, drafter, prompt, warm, k=k, strategy=args.strategy))
 
     show = not args.json
     view = TokenStream(tokenizer, prompt=prompt, legend=LEGEND if drafter is not None else None) if show else None
