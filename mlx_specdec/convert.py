@@ -44,7 +44,7 @@ from .models.gpt_neo import (
     load_tokenizer,
     tokenizer_fingerprint,
 )
-from .models.folders import atomic_folder, check_weights, first_line, load_safetensors
+from .models.folders import atomic_folder, check_weights, first_line, load_safetensors, read_json
 
 GPT_NEO_ARCH = "GPTNeoForCausalLM"
 FP16_MAX = 65504.0
@@ -145,12 +145,7 @@ def read_hf_config(folder: Path) -> dict:
     path = folder / CONFIG
     if not path.is_file():
         raise ModelLoadError(f"{str(folder)!r} is missing {CONFIG}; expected a Hugging Face model folder")
-    try:
-        config = json.loads(path.read_text())
-    except (json.JSONDecodeError, UnicodeDecodeError) as e:
-        raise ModelLoadError(f"{path} is not valid JSON ({e})") from None
-    if not isinstance(config, dict):
-        raise ModelLoadError(f"{path} must hold a JSON object")
+    config = read_json(path)
     if isinstance(config.get("architecture"), dict):
         raise ModelLoadError(f"{str(folder)!r} is already a model-store folder; load it with mlx_specdec.load")
     archs = config.get("architectures") or []

@@ -766,18 +766,6 @@ CURVE_FIELDS = ["step", "tokens", "train_loss", "train_loss_d1", "valid_loss_d1"
                 "agree_d1", "base_acc", "base_loss", "lr", "tokens_per_s", "elapsed_s"]
 
 
-def _truncate_curves(path: Path, step: int) -> None:
-    """Drop curve rows past the step a resumed run restarts from."""
-    if not path.is_file():
-        return
-    with open(path, newline="") as f:
-        rows = [r for r in csv.DictReader(f) if int(r["step"]) <= step]
-    with open(path, "w", newline="") as f:
-        w = csv.DictWriter(f, CURVE_FIELDS)
-        w.writeheader()
-        w.writerows(rows)
-
-
 def calibrate_steps(step_fn, x: mx.array, budget_s: float, cfg: MTPTrainConfig, eval_s: float) -> int:
     """Steps that fit the budget, from a few timed steps (the schedule needs its length up front).
 
@@ -867,7 +855,7 @@ def train(cfg: MTPTrainConfig, base=None, tok=None, invocation: str | None = Non
         step, elapsed = meta["step"], meta["elapsed_s"]
         say(f"resumed {ckpt_path} at step {step}")
     curves_path = run_dir / CURVES
-    _truncate_curves(curves_path, step)
+    train_lib.truncate_csv(curves_path, step, CURVE_FIELDS)
     train_step = make_train_step(head, optimizer, weights, cfg.grad_clip, cfg.rollout_stride)
 
     def run_meta() -> dict:

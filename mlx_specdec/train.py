@@ -411,7 +411,7 @@ def train(cfg: TrainConfig, tok=None, invocation: str | None = None) -> dict:
         load_checkpoint(ckpt_path, model, optimizer)
         step, elapsed = meta["step"], meta["elapsed_s"]
         say(f"resumed {ckpt_path} at step {step}")
-    _truncate_log(run_dir / "log.csv", step)
+    truncate_csv(run_dir / "log.csv", step, LOG_FIELDS)
     # The card names the command that started the run, not the one that resumed it.
     first_invocation = (meta or {}).get("invocation") or invocation or cfg_command(cfg)
 
@@ -515,14 +515,14 @@ def train(cfg: TrainConfig, tok=None, invocation: str | None = None) -> dict:
     return summary
 
 
-def _truncate_log(path: Path, step: int) -> None:
+def truncate_csv(path: Path, step: int, fields: list[str]) -> None:
     """Drop log rows past the checkpoint a resumed run restarts from."""
     if not path.is_file():
         return
     with open(path, newline="") as f:
         rows = [r for r in csv.DictReader(f) if int(r["step"]) <= step]
     with open(path, "w", newline="") as f:
-        w = csv.DictWriter(f, LOG_FIELDS)
+        w = csv.DictWriter(f, fields)
         w.writeheader()
         w.writerows(rows)
 
