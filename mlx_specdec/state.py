@@ -7,11 +7,14 @@ it is known, but its key/value rows are computed by the next verification
 pass). A round feeds ``pending + drafts`` speculatively; ``commit(n_valid, new_pending)``
 then keeps the first ``n_valid`` fed tokens and makes the rest invisible.
 
-Two strategies share that contract:
+Strategies sharing that contract (``STRATEGIES``):
 
-* ``KVCacheSequence`` (default): the mlx-lm prompt cache. Commit is a pointer
-  move (``trim`` the rejected rows); rows past the offset are overwritten later.
-* ``RecomputeSequence``: no cache, every call recomputes the whole prefix. Slow,
+* ``cache`` (default), ``replay``, ``refeed``, ``positions``: ``CacheSequence``,
+  mlx-lm's prompt cache for every cache family; each layer commits by its own
+  rule (``caches``), and the name picks how recurrent layers are rebuilt.
+* ``compiled``: KV-only models, one compiled step over fixed-size buffers.
+* ``auto``: compiled where a probe shows it matches, else ``cache``.
+* ``recompute``: no cache, every call recomputes the whole prefix. Slow,
   correct by construction: the reference oracle the cached engine must match.
 """
 
@@ -20,8 +23,9 @@ from __future__ import annotations
 from typing import Callable, Protocol
 
 import mlx.core as mx
-from mlx_lm.models.cache import can_trim_prompt_cache, make_prompt_cache, trim_prompt_cache
+from mlx_lm.models.cache import make_prompt_cache
 
+from . import caches
 from .errors import SpecDecError
 
 PREFILL_CHUNK = 512  # tokens per prefill pass: bounds the attention-score memory of long prompts
@@ -31,11 +35,30 @@ def _ids(tokens) -> mx.array:
     return tokens if isinstance(tokens, mx.array) else mx.array(list(tokens), dtype=mx.int32)
 
 
-def model_vocab_size(model) -> int | None:
+def _arg(model, name):
+    """A model argument, also from a wrapper's nested ``text_config``."""
     args = getattr(model, "args", None)
-    size = getattr(args, "vocab_size", None)
-    if size is None and isinstance(args, dict):
-        size = args.get("vocab_size")
+    for source in (args, getattr(args, "text_config", None) if args is not None else None):
+        if isinstance(source, dict):
+            value = source.get(name)
+        else:
+            value = getattr(source, name, None)
+        if value is not None:
+            return value
+    return None
+
+
+def model_name(model) -> str:
+    """The architecture a user recognises (mlx-lm's classes are all called Model)."""
+    name = getattr(model, "model_type", None) or _arg(model, "model_type")
+    if not isinstance(name, str):
+        module = type(model).__module__
+        name = module.rsplit(".", 1)[-1] if module.startswith("mlx_lm.") else type(model).__name__
+    return name
+
+
+def model_vocab_size(model) -> int | None:
+    size = _arg(model, "vocab_size")
     return int(size) if size is not None else None
 
 
@@ -48,9 +71,19 @@ def output_projection(model):
 
 
 def model_context_window(model) -> int | None:
-    args = getattr(model, "args", None)
+    """Positions the model was built for; None when nothing bounds it.
+
+    A model made only of recurrent layers (every cache an ArraysCache) has no
+    positional limit, whatever a config default says (mamba2's 2056).
+    """
+    try:
+        leaves = [type(m).__name__ for c in make_prompt_cache(model) for m in caches.members(c)]
+    except Exception:  # noqa: BLE001 - a model whose cache cannot be built here has a window if it says so
+        leaves = []
+    if leaves and all(name == "ArraysCache" for name in leaves):
+        return None
     for name in ("max_seq_len", "max_position_embeddings", "n_positions", "n_ctx"):
-        value = getattr(args, name, None)
+        value = _arg(model, name)
         if value:
             return int(value)
     return None
@@ -98,17 +131,33 @@ class _SequenceBase:
         return self.forward(inputs)
 
 
-class KVCacheSequence(_SequenceBase):
-    """Committed state in a KV cache; rollback moves the cache offset."""
+class CacheSequence(_SequenceBase):
+    """Committed state in mlx-lm's prompt cache, for every cache family.
 
-    def __init__(self, model):
+    Each round is a transaction over every layer (``caches``): rows of KV-like
+    caches are trimmed, sliding windows live in a ``SlidingKVCache`` whose
+    rollback is also a trim, and stateful units (recurrent states, anything
+    else restorable) are snapshotted before the round and rebuilt on the
+    accepted boundary by the ``rollback`` chosen (``caches.ROLLBACKS``).
+    Every layer lands on the same boundary. ``rebuilds`` counts rounds that
+    rebuilt a stateful unit; ``fallbacks`` counts rounds where a replay or
+    per-position capture was incomplete and a whole-model re-feed was used.
+    """
+
+    def __init__(self, model, rollback: str = caches.DEFAULT_ROLLBACK):
         super().__init__(model)
-        self.cache = make_prompt_cache(model)
-        if not can_trim_prompt_cache(self.cache):
-            raise SpecDecError(
-                f"{type(model).__name__} uses a cache that cannot be rolled back (e.g. recurrent or rotating layers); "
-                "use strategy='recompute'"
-            )
+        if rollback not in caches.ROLLBACKS:
+            raise SpecDecError(f"unknown rollback {rollback!r}; expected one of {list(caches.ROLLBACKS)}")
+        self.cache = caches.adapt_cache(make_prompt_cache(model), model_name(model))
+        self.rollback = rollback
+        units = list({id(c): c for c in self.cache}.values())  # a shared cache commits once
+        self.stateful = [u for u in units if caches.is_stateful_unit(u)]
+        self.plain = [u for u in units if not caches.is_stateful_unit(u)]
+        if self.stateful and rollback != "refeed":
+            caches.instrument(model)
+        self._fed, self._fed_tokens = 0, []
+        self._snaps, self._log = {}, {}
+        self.rebuilds = self.fallbacks = 0
 
     def prefill(self, prompt_ids) -> None:
         ids = _ids(prompt_ids)
@@ -121,20 +170,67 @@ class KVCacheSequence(_SequenceBase):
                 rows.append(self.model.model(chunk[None], cache=self.cache)[0])
             else:
                 self.model(chunk[None], cache=self.cache)
-            mx.eval([c.state for c in self.cache], rows)
+            mx.eval(caches.cache_arrays(self.cache), rows)
+        caches.settle(self.cache)
         self.hidden = mx.concatenate(rows) if rows else None
         self.committed = ids.shape[0] - 1
         self.pending = ids[-1:]
 
     def forward(self, inputs: mx.array) -> mx.array:
-        return self._logits(inputs, self.cache)
+        if self._fed == 0 and self.stateful:  # first pass since the last commit: the pre-round state
+            self._snaps = {id(u): caches.snapshot(u) for u in self.stateful}
+        self._fed += inputs.shape[0]
+        if not self.stateful:
+            return self._logits(inputs, self.cache)
+        self._fed_tokens.append(inputs)
+        if self.rollback == "refeed":
+            return self._logits(inputs, self.cache)
+        units = {id(u): u for u in self.stateful}
+        with caches.recording(caches.Recorder(units, self.rollback, inputs.shape[0], self._log)):
+            return self._logits(inputs, self.cache)
 
     def commit(self, n_valid: int, pending: mx.array) -> None:
-        excess = self.cache[0].offset - (self.committed + n_valid)
-        if excess:
-            trim_prompt_cache(self.cache, excess)
+        if n_valid < self._fed:
+            self._roll_back(n_valid)
         self.committed += n_valid
+        self._fed, self._fed_tokens, self._snaps, self._log = 0, [], {}, {}
+        caches.settle(self.cache)
         self.pending = pending
+
+    def _roll_back(self, n_valid: int) -> None:
+        excess = self._fed - n_valid
+        stale = [u for u in self.stateful if caches.needs_rebuild(u, self._snaps[id(u)])]
+        stale_ids = {id(u) for u in stale}
+        mode = self.rollback
+        if stale and mode != "refeed":
+            if any(caches.logged_positions(self._log.get(id(u), [])) != self._fed for u in stale):
+                mode = "refeed"  # an owner's call was not seen: rebuild through the whole model
+                self.fallbacks += 1
+        if stale and mode == "refeed":
+            # Every layer back to the pre-round state, then the accepted tokens again.
+            for u in self.plain + self.stateful:
+                if id(u) in stale_ids:
+                    caches.restore(u, self._snaps[id(u)])
+                else:
+                    caches.trim_unit(u, self._fed)
+            if n_valid:
+                self.model(mx.concatenate(self._fed_tokens)[:n_valid][None], cache=self.cache)
+            self.rebuilds += 1
+            return
+        for u in self.plain + self.stateful:
+            if id(u) not in stale_ids:
+                caches.trim_unit(u, excess)
+        for u in stale:
+            entries = self._log[id(u)]
+            if mode == "replay":
+                caches.restore(u, self._snaps[id(u)])
+                caches.replay(entries, n_valid)
+            else:  # positions: the unit's state after every position was kept
+                caches.restore(u, entries[n_valid - 1] if n_valid else self._snaps[id(u)])
+        self.rebuilds += bool(stale)
+
+
+KVCacheSequence = CacheSequence  # the name the KV-only engine had
 
 
 class RecomputeSequence(_SequenceBase):
@@ -208,7 +304,8 @@ class CompiledKVSequence(_SequenceBase):
         super().__init__(model)
         cache = make_prompt_cache(model)
         if not all(type(c).__name__ == "KVCache" for c in cache):
-            raise SpecDecError(f"{type(model).__name__} needs cache types other than KVCache")
+            names = ", ".join(caches.cache_names(cache))
+            raise SpecDecError(f"the compiled strategy needs KVCache layers only; {model_name(model)} uses {names}")
         self.cache: list[BufferKVCache] = []
         self._steps = {}
 
@@ -305,7 +402,7 @@ def compiled_step_works(model) -> bool:
         seq = CompiledKVSequence(model)
         seq.prefill([1, 2])
         probe = seq.extend(mx.array([3], dtype=mx.int32))
-        reference = KVCacheSequence(model)
+        reference = CacheSequence(model)
         reference.prefill([1, 2])
         expected = reference.extend(mx.array([3], dtype=mx.int32))
         ok = bool(mx.allclose(probe, expected, atol=1e-3, rtol=1e-3).item())
@@ -319,11 +416,12 @@ def compiled_step_works(model) -> bool:
 
 
 def _auto_sequence(model) -> Sequence:
-    return CompiledKVSequence(model) if compiled_step_works(model) else KVCacheSequence(model)
+    return CompiledKVSequence(model) if compiled_step_works(model) else CacheSequence(model)
 
 
 STRATEGIES: dict[str, Callable[[object], Sequence]] = {
-    "cache": KVCacheSequence,
+    "cache": CacheSequence,  # the default rollback for stateful layers (caches.DEFAULT_ROLLBACK)
+    **{name: (lambda model, name=name: CacheSequence(model, name)) for name in caches.ROLLBACKS},
     "compiled": CompiledKVSequence,
     "auto": _auto_sequence,  # compiled where the probe passes, else cache
     "recompute": RecomputeSequence,
