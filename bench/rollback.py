@@ -1,0 +1,206 @@
+"""What rolling back a recurrent / hybrid target costs, per rollback strategy.
+
+    python -m bench.rollback --target storylm-5m-hybrid --drafter storylm-1m
+
+Two measurements, every strategy interleaved in each repeat (this machine is
+shared and noisy), medians reported:
+
+* **rollback cost per round**: one verification pass of k+1 tokens, a commit
+  that keeps 1 + k//2 of them, and a sync; minus the same pass committed in
+  full with no capture (the refeed path with nothing to redo). In ms and as a
+  fraction of one plain one-token target step.
+* **end to end**: tokens/s of speculative decoding (greedy and sampled) over
+  plain decoding of the same prompt seconds apart, per strategy and k; the
+  row reports the median (and quartiles) of those paired ratios.
+
+Writes ``<out>/<date>-<machine>-rollback-<target>.json`` and ``.md``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import mlx_specdec  # noqa: F401  (binds OpenBLAS before mlx.core on Linux)
+import mlx.core as mx
+
+from mlx_specdec.caches import ROLLBACKS, cache_arrays
+from mlx_specdec.errors import SpecDecError
+from mlx_specdec.generate import SpecStats, encode_prompt, plain_stream, speculative_stream
+from mlx_specdec.loading import check_pair, load
+from mlx_specdec.state import CacheSequence
+
+from .prompts import load_prompts
+from .run import machine_name, quantiles
+from .systems import _synchronised
+
+EMPTY = mx.array([], dtype=mx.int32)
+
+
+def _round(seq: CacheSequence, block: mx.array, keep: int) -> float:
+    mx.synchronize()
+    start = time.perf_counter()
+    logits = seq.extend(block)
+    seq.commit(keep, mx.argmax(logits[keep - 1 : keep], axis=-1).astype(mx.int32))
+    mx.eval(logits, cache_arrays(seq.cache))
+    return time.perf_counter() - start
+
+
+def rollback_costs(model, context: list[int], ks: list[int], repeats: int = 20) -> dict:
+    """Per strategy and k: median ms of (k+1-token pass + partial commit) minus the
+    full-commit pass without capture; and the plain one-token step in ms."""
+    seqs = {name: CacheSequence(model, name) for name in ROLLBACKS}
+    base = CacheSequence(model, "refeed")
+    step = CacheSequence(model, "refeed")
+    for s in [*seqs.values(), base, step]:
+        s.prefill(context)
+    rng = mx.random.key(0)
+    samples = {(name, k): [] for name in ROLLBACKS for k in ks}
+    base_t = {k: [] for k in ks}
+    step_t = []
+    for rep in range(repeats + 2):  # the first two passes warm up
+        for k in ks:
+            rng, sub = mx.random.split(rng)
+            block = mx.random.randint(0, 64, (k,), key=sub).astype(mx.int32)
+            t_base = _round(base, block, k + 1)
+            ts = {name: _round(s, block, 1 + k // 2) for name, s in seqs.items()}
+            if rep >= 2:
+                base_t[k].append(t_base)
+                for name, t in ts.items():
+                    samples[(name, k)].append(t - t_base)
+        t_step = _round(step, EMPTY, 1)
+        if rep >= 2:
+            step_t.append(t_step)
+    step_ms = statistics.median(step_t) * 1e3
+    out = {"target_step_ms": step_ms, "rows": []}
+    for (name, k), values in samples.items():
+        ms = statistics.median(values) * 1e3
+        out["rows"].append({"rollback": name, "k": k, "cost_ms": ms, "cost_steps": ms / step_ms,
+                            "verify_pass_ms": statistics.median(base_t[k]) * 1e3})
+    return out
+
+
+def _timed(fn) -> tuple[list[int], float, SpecStats | None]:
+    (ids, stats), seconds, _, _ = _synchronised(fn)
+    return ids, seconds, stats
+
+
+def end_to_end(target, drafter, prompts: list[list[int]], ks: list[int], max_tokens: int, repeats: int,
+               temperatures=(0.0, 1.0), seed: int = 1234) -> list[dict]:
+    """Paired tokens/s ratios (speculative over plain, same prompt, seconds apart)."""
+
+    def plain(ids, temp, s):
+        return lambda: (list(plain_stream(target, ids, max_tokens, temperature=temp, seed=s)), None)
+
+    def spec(ids, temp, s, k, rollback):
+        def go():
+            stats = SpecStats()
+            out = [t for e in speculative_stream(target, drafter, ids, max_tokens, k=k, temperature=temp, seed=s,
+                                                 strategy=rollback, stats=stats) for t in e.ids]
+            return out, stats
+        return go
+
+    systems = [(temp, k, rb) for temp in temperatures for k in ks for rb in ROLLBACKS]
+    ratios = {s: [] for s in systems}
+    stats_of = {s: SpecStats() for s in systems}
+    identical = True
+    for temp in temperatures:  # warm-up, untimed
+        plain(prompts[0], temp, seed)()
+        for k in ks:
+            for rb in ROLLBACKS:
+                spec(prompts[0], temp, seed, k, rb)()
+    for rep in range(repeats):
+        for i, ids in enumerate(prompts):
+            s = seed + i
+            for temp in temperatures:
+                ref, t_plain, _ = _timed(plain(ids, temp, s))
+                for k in ks:
+                    for rb in ROLLBACKS:
+                        out, t, st = _timed(spec(ids, temp, s, k, rb))
+                        ratios[(temp, k, rb)].append((len(out) / t) / (len(ref) / t_plain))
+                        agg = stats_of[(temp, k, rb)]
+                        agg.target_passes += st.target_passes
+                        agg.drafted += st.drafted
+                        agg.accepted += st.accepted
+                        agg.generated += st.generated
+                        if temp == 0:
+                            identical &= out == ref
+    rows = []
+    for (temp, k, rb), values in ratios.items():
+        st = stats_of[(temp, k, rb)]
+        rows.append({"mode": "greedy" if temp == 0 else f"sampled T={temp:g}", "k": k, "rollback": rb,
+                     "speedup": quantiles(values), "acceptance": st.acceptance_rate,
+                     "tokens_per_pass": st.tokens_per_pass})
+    if not identical:
+        raise SpecDecError("greedy speculative output differed from plain greedy: the engine is not exact here")
+    return rows
+
+
+def render(result: dict) -> str:
+    h = result["header"]
+    lines = [f"# Rollback strategies on {h['target']} (drafter {h['drafter']})", "",
+             f"{h['date']}, {h['machine']}, git {h['commit']}; `{h['command']}`.", "",
+             f"Plain one-token target step: {result['costs']['target_step_ms']:.2f} ms.", "",
+             "## Rollback cost per round (partial acceptance: 1 + k//2 of k+1 rows kept)", "",
+             "| rollback | k | cost (ms) | cost (target steps) |", "|---|---|---|---|"]
+    for r in result["costs"]["rows"]:
+        lines.append(f"| {r['rollback']} | {r['k']} | {r['cost_ms']:.2f} | {r['cost_steps']:.2f} |")
+    lines += ["", "## End to end: tokens/s over plain decoding (paired, median [q1, q3])", "",
+              "| mode | k | rollback | speedup | acceptance | tokens/pass |", "|---|---|---|---|---|---|"]
+    for r in result["rows"]:
+        s = r["speedup"]
+        iqr = f" [{s['q1']:.2f}, {s['q3']:.2f}]" if "q1" in s else ""
+        lines.append(f"| {r['mode']} | {r['k']} | {r['rollback']} | {s['median']:.2f}x{iqr} | "
+                     f"{r['acceptance']:.1%} | {r['tokens_per_pass']:.2f} |")
+    return "\n".join(lines) + "\n"
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(prog="python -m bench.rollback", description=__doc__.splitlines()[0])
+    p.add_argument("--target", required=True, help="model folder or store name (a recurrent or hybrid model)")
+    p.add_argument("--drafter", required=True)
+    p.add_argument("--ks", default="1,2,4")
+    p.add_argument("--max-tokens", type=int, default=64)
+    p.add_argument("--prompts", type=int, default=6)
+    p.add_argument("--repeats", type=int, default=2)
+    p.add_argument("--cost-repeats", type=int, default=20)
+    p.add_argument("--out", default="bench/results")
+    args = p.parse_args(argv)
+    try:
+        ks = [int(x) for x in args.ks.split(",")]
+        out_dir = Path(args.out)
+        out_dir.mkdir(parents=True, exist_ok=True)
+        models = Path(__file__).resolve().parents[1] / "models"
+        path = lambda name: name if Path(name).exists() else str(models / name)  # noqa: E731
+        target, tok = load(path(args.target))
+        drafter, dtok = load(path(args.drafter))
+        check_pair(target, tok, drafter, dtok)
+        _, prompts = load_prompts(None, args.prompts)
+        ids = [encode_prompt(tok, p["text"]) for p in prompts]
+        costs = rollback_costs(target, ids[0], ks, args.cost_repeats)
+        rows = end_to_end(target, drafter, ids, ks, args.max_tokens, args.repeats)
+    except SpecDecError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    import subprocess
+
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
+    today = datetime.date.today().isoformat()
+    result = {"header": {"target": Path(args.target).name, "drafter": Path(args.drafter).name, "date": today,
+                         "machine": machine_name(), "commit": commit or None,
+                         "command": "python -m bench.rollback " + " ".join(argv if argv is not None else sys.argv[1:])},
+              "costs": costs, "rows": rows}
+    stem = out_dir / f"{today}-{machine_name()}-rollback-{Path(args.target).name}"
+    stem.with_suffix(".json").write_text(json.dumps(result, indent=1))
+    stem.with_suffix(".md").write_text(render(result))
+    print(render(result))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
