@@ -289,7 +289,9 @@ class Recorder:
     def run(self, unit, module, call, args, kwargs):
         entries = self.log.setdefault(id(unit), [])
         if self.mode == "replay":
-            entries.append((module, call, args, kwargs, self.n))
+            # The unit's state before this call is a checkpoint (references only);
+            # the arguments are the input log replayed from it.
+            entries.append((snapshot(unit), module, call, args, kwargs, self.n))
             return call(module, *args, **kwargs)
         outs = []
         for p in range(self.n):
@@ -317,21 +319,27 @@ class _Recording:
         _ACTIVE = None
 
 
-def replay(entries: list, n_valid: int) -> None:
-    """Call the logged module calls again over the first `n_valid` positions."""
-    left = n_valid
-    for module, call, args, kwargs, n in entries:
-        if left <= 0:
-            break
-        take = min(left, n)
-        if take < n:
-            args, kwargs = slice_call(args, kwargs, 0, take, n)
-        call(module, *args, **kwargs)
-        left -= take
+def replay(unit, entries: list, n_valid: int) -> None:
+    """Land `unit` on position n_valid of the round from its replay log: restore
+    the checkpoint of the call holding the boundary, then call that module again
+    over the positions of the call that were accepted. When the boundary falls
+    between calls (a drafter's one-token steps) nothing is recomputed."""
+    start = 0
+    for snap, module, call, args, kwargs, n in entries:
+        if start + n > n_valid:
+            restore(unit, snap)
+            if n_valid > start:
+                args, kwargs = slice_call(args, kwargs, 0, n_valid - start, n)
+                call(module, *args, **kwargs)
+            return
+        start += n
+    raise SpecDecError(f"replay log covers {start} positions, cannot land on {n_valid}")
 
 
 def logged_positions(entries: list) -> int:
-    return sum(e[-1] for e in entries) if entries and isinstance(entries[0], tuple) else len(entries)
+    if entries and isinstance(entries[0], tuple):
+        return sum(e[-1] for e in entries)
+    return len(entries)
 
 
 def _slice(x, lo: int, hi: int, n: int):

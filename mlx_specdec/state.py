@@ -223,8 +223,7 @@ class CacheSequence(_SequenceBase):
         for u in stale:
             entries = self._log[id(u)]
             if mode == "replay":
-                caches.restore(u, self._snaps[id(u)])
-                caches.replay(entries, n_valid)
+                caches.replay(u, entries, n_valid)
             else:  # positions: the unit's state after every position was kept
                 caches.restore(u, entries[n_valid - 1] if n_valid else self._snaps[id(u)])
         self.rebuilds += bool(stale)
