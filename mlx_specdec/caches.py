@@ -72,6 +72,7 @@ class SlidingKVCache(mlc._BaseCache):
         self.keys = self.values = None
         self.start = 0  # absolute position of buffer row 0
         self.offset = 0  # absolute position of the next row
+        self.prefilling = False  # set by the sequence around prompt prefill
 
     def update_and_fetch(self, keys, values):
         used, n = self.offset - self.start, keys.shape[2]
@@ -89,14 +90,34 @@ class SlidingKVCache(mlc._BaseCache):
         return self.keys[..., : used + n, :], self.values[..., : used + n, :]
 
     def make_mask(self, N: int, window_size=None, return_array: bool = False):
-        window = window_size or self.window
+        """Which buffered keys each of the next N queries sees, as mlx-lm's ring does.
+
+        A ring of ``window`` rows lets a decoding query see at most ``window``
+        keys even where the model's mask would allow more (plamo3 masks
+        window + 1); a prefill call sees its own rows plus the ring's
+        ``window - 1`` older ones, each query limited by the mask's window.
+        Both rules depend only on positions, never on how a round was split,
+        so rollback cannot change what a query sees.
+        """
+        ring, window = self.window, window_size or self.window
         used = self.offset - self.start
-        # Every key in the buffer is within the window of every query: plain causal.
-        if self.start >= self.offset + N - window and not return_array:
-            return None if N == 1 else "causal"
         query = self.offset + mx.arange(N)[:, None]
+        if self.prefilling:
+            last_floor = max(self.offset + N - window, self.offset - ring + 1)
+        else:
+            last_floor = self.offset + N - min(window, ring)
+        if self.start >= last_floor and not return_array:  # every buffered key is visible
+            return None if N == 1 else "causal"
+        if self.prefilling:
+            floor = mx.maximum(query - window + 1, self.offset - ring + 1)
+        else:
+            floor = query - min(window, ring) + 1
         key = self.start + mx.arange(used + N)[None]
-        return (key <= query) & (key > query - window)
+        return (key <= query) & (key >= floor)
+
+    def keys_and_values(self):
+        used = self.offset - self.start
+        return self.keys[..., :used, :], self.values[..., :used, :]
 
     def settle(self) -> None:
         """Forget rows no future query can attend to (amortised: whole steps)."""
@@ -123,8 +144,7 @@ class SlidingKVCache(mlc._BaseCache):
 
     @property
     def state(self):
-        used = self.offset - self.start
-        return self.keys[..., :used, :], self.values[..., :used, :]
+        return self.keys_and_values()
 
     @property
     def nbytes(self) -> int:
@@ -220,6 +240,13 @@ def restore(unit, snap: list) -> None:
             vars(m).update(_detach(value))
 
 
+def set_prefilling(cache: list, on: bool) -> None:
+    for unit in cache:
+        for m in members(unit):
+            if isinstance(m, SlidingKVCache):
+                m.prefilling = on
+
+
 def settle(cache: list) -> None:
     for unit in cache:
         for m in members(unit):
@@ -288,6 +315,9 @@ class Recorder:
 
     def run(self, unit, module, call, args, kwargs):
         entries = self.log.setdefault(id(unit), [])
+        if not sliceable(args, kwargs, self.units):
+            entries.append(OPAQUE)  # the commit will rebuild through the whole model
+            return call(module, *args, **kwargs)
         if self.mode == "replay":
             # The unit's state before this call is a checkpoint (references only);
             # the arguments are the input log replayed from it.
@@ -299,6 +329,9 @@ class Recorder:
             outs.append(call(module, *a, **kw))
             entries.append(snapshot(unit))
         return outs[0] if self.n == 1 else _concat_outputs(outs)
+
+
+OPAQUE = ("opaque", 0)  # a logged call that covers no replayable positions
 
 
 def recording(recorder: "Recorder | None"):
@@ -337,6 +370,9 @@ def replay(unit, entries: list, n_valid: int) -> None:
 
 
 def logged_positions(entries: list) -> int:
+    """Positions a unit's log can land on (an opaque call makes it incomplete)."""
+    if any(e is OPAQUE for e in entries):
+        return -1
     if entries and isinstance(entries[0], tuple):
         return sum(e[-1] for e in entries)
     return len(entries)
@@ -345,13 +381,16 @@ def logged_positions(entries: list) -> int:
 def _slice(x, lo: int, hi: int, n: int):
     """Positions lo:hi of an argument built for an n-position call."""
     if isinstance(x, mx.array):
-        if x.ndim == 3 and x.shape[1] == n:  # hidden states (B, n, D)
+        shape = x.shape
+        if x.ndim == 4 and shape[1] == n and shape[2] != n:  # per-head activations (B, n, H, D)
             return x[:, lo:hi]
-        if x.ndim in (2, 4) and x.shape[-2] == n and x.shape[-1] >= n:  # mask (.., n, keys)
-            return x[..., lo:hi, : x.shape[-1] - n + hi]
-        if x.ndim == 2 and x.shape == (1, n):  # position ids (B, n)
+        if x.ndim in (2, 4) and shape[-2] == n and shape[-1] >= n:  # mask (.., n, keys)
+            return x[..., lo:hi, : shape[-1] - n + hi]
+        if x.ndim >= 3 and shape[1] == n:  # hidden states (B, n, D)
             return x[:, lo:hi]
-        if x.ndim == 1 and x.shape[0] == n:
+        if x.ndim == 2 and shape == (1, n):  # position ids (B, n)
+            return x[:, lo:hi]
+        if x.ndim == 1 and shape[0] == n:
             return x[lo:hi]
         return x
     if isinstance(x, (list, tuple)) and not isinstance(x, mlc.CacheList):
@@ -360,7 +399,29 @@ def _slice(x, lo: int, hi: int, n: int):
 
 
 def slice_call(args, kwargs, lo: int, hi: int, n: int):
-    return (tuple(_slice(a, lo, hi, n) for a in args), {k: _slice(v, lo, hi, n) for k, v in kwargs.items()})
+    """The arguments of a call over positions lo:hi. A keyword ``offset`` (the
+    position of the call's first token, as bailing's and gemma3n's layers take
+    it) moves with the slice."""
+    kwargs = {k: (v + lo if k == "offset" and isinstance(v, int) else _slice(v, lo, hi, n)) for k, v in kwargs.items()}
+    return tuple(_slice(a, lo, hi, n) for a in args), kwargs
+
+
+_PLAIN = (mx.array, str, int, float, bool, type(None))
+
+
+def sliceable(args, kwargs, units: dict) -> bool:
+    """Can this call be cut by position? Only if every argument is an array, a
+    plain value, a cache, or a list/tuple of those: an opaque object (kimi_k3's
+    block residuals) may carry per-position data we cannot see to slice."""
+
+    def ok(v):
+        if isinstance(v, _PLAIN) or id(v) in units or isinstance(v, mlc._BaseCache):
+            return True
+        if isinstance(v, (list, tuple)):
+            return all(ok(x) for x in v)
+        return False
+
+    return all(ok(v) for v in (*args, *kwargs.values()))
 
 
 def _concat_outputs(outs: list):

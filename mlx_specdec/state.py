@@ -28,7 +28,7 @@ from mlx_lm.models.cache import make_prompt_cache
 from . import caches
 from .errors import SpecDecError
 
-PREFILL_CHUNK = 512  # tokens per prefill pass: bounds the attention-score memory of long prompts
+PREFILL_CHUNK = 2048  # tokens per prefill pass, as mlx-lm chunks (a sliding window sees chunk edges)
 
 
 def _ids(tokens) -> mx.array:
@@ -164,6 +164,7 @@ class CacheSequence(_SequenceBase):
         # Everything but the last prompt token goes into the cache now; the last one
         # stays pending so the first verification pass produces the row for draft 1.
         rows = []
+        caches.set_prefilling(self.cache, True)
         for start in range(0, ids.shape[0] - 1, PREFILL_CHUNK):
             chunk = ids[start : min(start + PREFILL_CHUNK, ids.shape[0] - 1)]
             if self.capture_hidden:  # a trunk drafter can then draft in the first round
@@ -171,6 +172,7 @@ class CacheSequence(_SequenceBase):
             else:
                 self.model(chunk[None], cache=self.cache)
             mx.eval(caches.cache_arrays(self.cache), rows)
+        caches.set_prefilling(self.cache, False)
         caches.settle(self.cache)
         self.hidden = mx.concatenate(rows) if rows else None
         self.committed = ids.shape[0] - 1
