@@ -32,7 +32,7 @@ import mlx.core as mx
 from mlx_specdec.caches import ROLLBACKS, cache_arrays
 from mlx_specdec.errors import SpecDecError
 from mlx_specdec.generate import SpecStats, encode_prompt, plain_stream, speculative_stream
-from mlx_specdec.loading import check_pair, load
+from mlx_specdec.loading import load_pair
 from mlx_specdec.state import CacheSequence
 
 from .prompts import load_prompts
@@ -177,9 +177,7 @@ def main(argv=None) -> int:
         out_dir.mkdir(parents=True, exist_ok=True)
         models = Path(__file__).resolve().parents[1] / "models"
         path = lambda name: name if Path(name).exists() else str(models / name)  # noqa: E731
-        target, tok = load(path(args.target))
-        drafter, dtok = load(path(args.drafter))
-        check_pair(target, tok, drafter, dtok)
+        target, drafter, tok = load_pair(path(args.target), path(args.drafter))
         _, prompts = load_prompts(None, args.prompts)
         ids = [encode_prompt(tok, p["text"]) for p in prompts]
         costs = rollback_costs(target, ids[0], ks, args.cost_repeats)

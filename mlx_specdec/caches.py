@@ -26,11 +26,14 @@ A stateful unit has three ways to rebuild the accepted prefix (``ROLLBACKS``):
 
 * ``refeed``: restore every layer to the pre-round state and run the whole
   model again over the accepted tokens.
-* ``replay``: during the round, record the arguments of each call of the
-  module that owns a stateful unit (its decoder layer); on partial acceptance
-  restore that unit and call only that module again on the accepted
-  positions. Attention and MLP layers are not recomputed: by causality their
-  rows at accepted positions are already what a re-feed would write.
+* ``replay``: during the round, log each call of the module that owns a
+  stateful unit (its decoder layer): the unit's state before the call (a
+  checkpoint, references only) and the call's arguments (the input log). On
+  partial acceptance restore the checkpoint of the call holding the boundary
+  and call only that module again over the accepted positions. Attention and
+  MLP layers are not recomputed: by causality their rows at accepted
+  positions are already what a re-feed would write. A drafter's one-token
+  steps land on a checkpoint exactly, so its rollback recomputes nothing.
 * ``positions``: run each stateful layer one position at a time during the
   verification pass and keep its state after every position; the commit picks
   one. No rebuild work, memory grows with k.
