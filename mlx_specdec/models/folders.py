@@ -184,3 +184,18 @@ def atomic_folder(out: Path, fill: Callable[[Path], None], *, overwrite: bool = 
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     return out
+
+
+def write_text_atomic(path, text: str) -> None:
+    """Replace one file's text through a temp file beside it, removed if anything fails."""
+    path = Path(path)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.tmp-", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w") as fh:
+            fh.write(text)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
