@@ -51,12 +51,15 @@ def number(kind=float, *, low=None, high=None, low_open=False, high_open=False):
     nan and inf never parse; the refusal names the value and the range.
     """
 
+    def show(bound) -> str:
+        return str(bound) if kind is int else f"{bound:g}"
+
     def describe() -> str:
         parts = []
         if low is not None:
-            parts.append(f"{'>' if low_open else '>='} {low:g}")
+            parts.append(f"{'>' if low_open else '>='} {show(low)}")
         if high is not None:
-            parts.append(f"{'<' if high_open else '<='} {high:g}")
+            parts.append(f"{'<' if high_open else '<='} {show(high)}")
         return "a finite number" + (f" {' and '.join(parts)}" if parts else "") if kind is float else \
             "an integer" + (f" {' and '.join(parts)}" if parts else "")
 
