@@ -545,3 +545,19 @@ def test_a_sample_of_the_sweep_as_real_processes(world):
         code, _, err = run(*argv, cwd=world)
         assert code != 0 and "Traceback" not in err, (argv, err)
     assert_kept(before, world)
+
+
+def test_exit_codes_are_the_same_everywhere(capsys):
+    from mlx_specdec.cli_support import run_main
+    from mlx_specdec.errors import InterruptedRun
+
+    def raises(error):
+        raise error
+
+    assert run_main(raises, SpecDecError("bad value")) == 2
+    assert run_main(raises, InterruptedRun("interrupted at step 3; checkpoint saved")) == 130
+    assert run_main(raises, KeyboardInterrupt()) == 130
+    assert run_main(raises, OSError(28, "No space left on device", "out/model.safetensors")) == 1
+    err = capsys.readouterr().err.splitlines()
+    assert err == ["error: bad value", "error: interrupted at step 3; checkpoint saved", "error: interrupted",
+                   "error: No space left on device (out/model.safetensors)"]
