@@ -30,8 +30,10 @@ def _ks(text: str) -> list[int]:
 def parser():
     import argparse
 
-    p = argparse.ArgumentParser(prog="python -m bench", description=__doc__.splitlines()[0],
-                                formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__.split("\n", 2)[2])
+    from mlx_specdec.cli_support import Parser, number, path_name
+
+    p = Parser(prog="python -m bench", description=__doc__.splitlines()[0],
+               formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__.split("\n", 2)[2])
     p.add_argument("--quick", action="store_true", help="smoke mode: 3 prompts, 32 tokens, k in {1,4}, 1 repeat")
     p.add_argument("--out", default=None, help="output folder (default bench/results)")
     p.add_argument("--repeats", type=int, default=None, help="timed repeats per system (default 3; quick 1)")
@@ -39,14 +41,15 @@ def parser():
     p.add_argument("--k", default=None, help="draft lengths, comma-separated (default 1,2,4,8; quick 1,4)")
     p.add_argument("--prompts", type=int, default=None, help="use the first N prompts (default all; quick 3)")
     p.add_argument("--prompt-file", default=None, help="prompt set JSON (default bench/prompts.json)")
-    p.add_argument("--temp", type=float, default=1.0, help="temperature of the sampled mode; 0 skips it (default 1.0)")
+    p.add_argument("--temp", type=number(float), default=1.0, help="temperature of the sampled mode; 0 skips it (default 1.0)")
     p.add_argument("--target", default=None, help="target model (default: the largest shipped ladder model)")
     p.add_argument("--drafter", action="append", default=None,
                    help="drafter model folder (repeatable; default: every smaller shipped ladder model)")
     p.add_argument("--mtp-head", default=None, help="MTP head folder (default models/<target>-mtp)")
     p.add_argument("--drafters", default=None, help="drafter kinds to run, comma-separated from model,mtp,lookup")
     p.add_argument("--no-mlx-lm", action="store_true", help="skip mlx-lm's generators")
-    p.add_argument("--name", default=None, help="result file stem (default <date>-<machine>[-quick])")
+    p.add_argument("--name", type=path_name, default=None,
+                   help="result file stem, no path separators (default <date>-<machine>[-quick])")
     p.add_argument("--models-dir", default=None, help="where shipped models live (default ./models of the repo)")
     return p
 
@@ -54,11 +57,9 @@ def parser():
 def main(argv=None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     args = parser().parse_args(argv)
-    try:
-        return _main(args, argv)
-    except SpecDecError as e:
-        print(f"error: {e}", file=sys.stderr)
-        return 2
+    from mlx_specdec.cli_support import run_main
+
+    return run_main(_main, args, argv)
 
 
 def _main(args, argv) -> int:
@@ -93,10 +94,15 @@ def _main(args, argv) -> int:
         if unknown:
             raise SpecDecError(f"--drafters: unknown kind(s) {unknown}; expected some of {sorted(DRAFTER_FACTORIES)}")
 
-    result = run_benchmark(settings, target=args.target, drafters=args.drafter, mtp_head=args.mtp_head,
-                           prompt_file=args.prompt_file, models_dir=args.models_dir, argv=argv, only=only)
+    if args.temp > 0 and args.temp < 1e-4:
+        raise SpecDecError(f"--temp {args.temp!r} is too small to sample with; use 0 to skip the sampled mode")
+    # Where the results go is checked before the run: after it, they would be lost.
     out = Path(args.out) if args.out else ROOT / "bench" / "results"
     name = args.name or f"{datetime.date.today().isoformat()}-{machine_name()}" + ("-quick" if args.quick else "")
+    report.check_destination(out, name)
+
+    result = run_benchmark(settings, target=args.target, drafters=args.drafter, mtp_head=args.mtp_head,
+                           prompt_file=args.prompt_file, models_dir=args.models_dir, argv=argv, only=only)
     paths = report.write(result, out, name)
     report.print_table(result)
     print(f"\nwrote {paths['json']}, {paths['markdown']}" + "".join(f", {p}" for p in paths["plots"]))

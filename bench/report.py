@@ -309,8 +309,32 @@ def plot(result: dict, stem: Path) -> tuple[list[str], str | None]:
     return paths, None
 
 
+def check_destination(out_dir: Path, stem_name: str) -> None:
+    """Before a run: out_dir takes files, and `stem_name`.json/.md are new or earlier bench results."""
+    from mlx_specdec.errors import SpecDecError
+    from mlx_specdec.models.folders import check_writable
+
+    out_dir = Path(out_dir)
+    if out_dir.exists() and not out_dir.is_dir():
+        raise SpecDecError(f"--out {str(out_dir)!r} is a file; expected a folder")
+    check_writable(out_dir, 20_000_000)
+    json_path = out_dir / f"{stem_name}.json"
+    if json_path.exists():
+        try:
+            earlier = json.loads(json_path.read_text())
+        except (OSError, ValueError):
+            earlier = None
+        if not (isinstance(earlier, dict) and "schema" in earlier and "rows" in earlier):
+            raise SpecDecError(f"{json_path} exists and is not a bench result; choose another --name or --out")
+    md_path = out_dir / f"{stem_name}.md"
+    if md_path.exists() and not json_path.exists():
+        raise SpecDecError(f"{md_path} exists and is not a bench report; choose another --name or --out")
+
+
 def write(result: dict, out_dir: Path, stem_name: str) -> dict:
     """JSON + markdown + PNGs into out_dir; returns their paths."""
+    from mlx_specdec.models.folders import write_text_atomic
+
     out_dir.mkdir(parents=True, exist_ok=True)
     stem = out_dir / stem_name
     plots, note = plot(result, stem)
@@ -318,9 +342,9 @@ def write(result: dict, out_dir: Path, stem_name: str) -> dict:
         result["notes"].append(note)
     result["headlines"] = headlines(result)
     json_path = out_dir / f"{stem_name}.json"
-    json_path.write_text(json.dumps(result, indent=1) + "\n")
+    write_text_atomic(json_path, json.dumps(result, indent=1) + "\n")
     md_path = out_dir / f"{stem_name}.md"
-    md_path.write_text(markdown(result, plots))
+    write_text_atomic(md_path, markdown(result, plots))
     return {"json": str(json_path), "markdown": str(md_path), "plots": plots}
 
 

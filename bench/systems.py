@@ -140,6 +140,10 @@ def mtp_drafters(ctx: Context) -> list[DrafterSpec]:
         raise Skip("mlx_specdec.mtp has no MTPDrafter/load_head yet")
     path = Path(ctx.mtp_head) if ctx.mtp_head else ctx.models_dir / f"{ctx.target_name}-mtp"
     if not path.exists():
+        if ctx.mtp_head:  # asked for by name: a missing head is an error, not a skipped row
+            from mlx_specdec.errors import SpecDecError
+
+            raise SpecDecError(f"--mtp-head {ctx.mtp_head!r} does not exist")
         raise Skip(f"no MTP head at {path}")
     head = mtp.load_head(str(path), ctx.target, ctx.tokenizer)
     depth = head.config.depth
@@ -203,6 +207,10 @@ def discover_drafters(ctx: Context, only: list[str] | None = None) -> tuple[list
         try:
             specs += factory(ctx)
         except Skip as why:
+            if only is not None:  # asked for with --drafters: it must run
+                from mlx_specdec.errors import SpecDecError
+
+                raise SpecDecError(f"--drafters {name}: cannot run it ({why})") from None
             notes.append(f"drafter '{name}' skipped: {why}")
     return specs, notes
 

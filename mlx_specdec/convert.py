@@ -19,7 +19,11 @@ can be wrong ends in a one-line SpecDecError.
 
 from __future__ import annotations
 
-import argparse
+if __name__ == "__main__":  # Ctrl-C while MLX loads: one line and exit 130, not a traceback
+    from mlx_specdec.cli_support import quiet_interrupts
+
+    quiet_interrupts()
+
 import json
 import os
 import re
@@ -176,8 +180,11 @@ def read_hf_gpt_neo(folder) -> tuple[Model, dict]:
 def fp16_weights(model) -> dict:
     out = {}
     for name, w in tree_flatten(model.parameters()):
-        peak = mx.abs(w.astype(mx.float32)).max().item()
-        if not np.isfinite(peak) or peak > FP16_MAX:
+        w32 = w.astype(mx.float32)
+        if not mx.all(mx.isfinite(w32)).item():
+            raise ModelLoadError(f"parameter {name!r} holds NaN or infinite values; the source weights are corrupt")
+        peak = mx.abs(w32).max().item()
+        if peak > FP16_MAX:
             raise ModelLoadError(f"parameter {name!r} has values up to {peak}, beyond float16's range")
         out[name] = w.astype(mx.float16)
     return out
@@ -212,15 +219,15 @@ def gpt_neo_card(name: str, config: dict, n_params: int) -> str:
     )
 
 
-def convert_gpt_neo(src: str, out) -> Path:
+def convert_gpt_neo(src: str, out, *, overwrite: bool = False) -> Path:
     """Hugging Face GPT-Neo folder or hub repo id -> GPT-Neo store folder at `out`."""
     folder = resolve_source(src)
     if not folder.is_dir():
         raise SpecDecError(f"{src!r} is a file; a GPT-Neo source is a Hugging Face folder or hub repo id")
-    return convert_hf_folder(folder, out, source=src)
+    return convert_hf_folder(folder, out, source=src, overwrite=overwrite)
 
 
-def convert_hf_folder(folder, out, *, source: str | None = None) -> Path:
+def convert_hf_folder(folder, out, *, source: str | None = None, overwrite: bool = False) -> Path:
     """A local Hugging Face GPT-Neo folder -> GPT-Neo store folder at `out`; `source` is recorded."""
     folder = Path(folder)
     src = source if source is not None else str(folder)
@@ -254,7 +261,7 @@ def convert_hf_folder(folder, out, *, source: str | None = None) -> Path:
         mx.save_safetensors(str(tmp / WEIGHTS), weights, metadata={"format": "mlx"})
         (tmp / "README.md").write_text(gpt_neo_card(out.name, config, config["parameters"]))
 
-    return atomic_folder(out, fill)
+    return atomic_folder(out, fill, overwrite=overwrite)
 
 
 # ---------------------------------------------------------------- StoryLM state dicts
@@ -287,8 +294,19 @@ def _few(names) -> str:
     return ", ".join(names[:3]) + (f", ... ({len(names)} in all)" if len(names) > 3 else "")
 
 
-def map_state_dict(source: dict, key_map: dict, expected: dict, src_name: str) -> dict:
-    """Apply a {source name: module name} map, checking it covers `expected` exactly, shapes included."""
+def map_state_dict(source: dict, key_map: dict | None, expected: dict, src_name: str) -> dict:
+    """Apply a {source name: module name} map, checking it covers `expected` exactly, shapes included.
+
+    Without a key map the source's own names must be the module's names; the
+    errors then speak of the state dict, not of a map the user never gave.
+    """
+    if key_map is None:
+        missing = [name for name in expected if name not in source]
+        extra = [name for name in source if name not in expected]
+        if missing or extra:
+            what = f"lacks model weights {_few(missing)}" if missing else f"has tensors {_few(extra)} that are not model parameters"
+            raise SpecDecError(f"{src_name} {what}; its names differ from the model's: pass --key-map")
+        key_map = {name: name for name in expected}
     if not isinstance(key_map, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in key_map.items()):
         raise SpecDecError("key map must be a JSON object mapping source tensor names to module names")
     absent = [k for k in key_map if k not in source]
@@ -315,10 +333,10 @@ def map_state_dict(source: dict, key_map: dict, expected: dict, src_name: str) -
     return out
 
 
-def convert_state_dict(src, out, *, key_map=None, config=None, tokenizer=None) -> Path:
+def convert_state_dict(src, out, *, key_map=None, config=None, tokenizer=None, overwrite: bool = False) -> Path:
     """A plain state dict + key map + StoryLM config + tokenizer.model -> StoryLM store folder."""
-    from .models.store import save_model
-    from .models.storylm import StoryLM, StoryLMConfig
+    from .models.store import save_model, storylm_config
+    from .models.storylm import StoryLM
 
     src = Path(src)
     if not src.is_file():
@@ -332,9 +350,9 @@ def convert_state_dict(src, out, *, key_map=None, config=None, tokenizer=None) -
         cfg = cfg["architecture"]  # a store config.json works too
     if not isinstance(cfg, dict):
         raise SpecDecError(f"config file {str(config)!r} must hold a JSON object of StoryLM fields")
-    model = StoryLM(StoryLMConfig.from_dict(cfg))
+    model = StoryLM(storylm_config({"architecture": cfg}, f"config file {str(config)!r}"))
     source = load_state_dict(src)
-    mapping = _read_json(key_map, "key map") if key_map is not None else {k: k for k in source}
+    mapping = _read_json(key_map, "key map") if key_map is not None else None
     expected = dict(tree_flatten(model.parameters()))
     weights = map_state_dict(source, mapping, expected, str(src))
     model.load_weights([(k, v.astype(mx.float32)) for k, v in weights.items()])
@@ -343,7 +361,7 @@ def convert_state_dict(src, out, *, key_map=None, config=None, tokenizer=None) -
         "description": f"A StoryLM converted from the state dict `{src.name}` by `python -m mlx_specdec.convert`.",
         "converted_from": str(src),
     }
-    return save_model(model, str(tokenizer), out, card=card)
+    return save_model(model, str(tokenizer), out, card=card, overwrite=overwrite)
 
 
 # ---------------------------------------------------------------- command line
@@ -354,28 +372,37 @@ def default_out(src: str) -> Path:
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(
+    from .cli_support import Parser, run_main
+
+    ap = Parser(
         prog="python -m mlx_specdec.convert",
         description="Convert a Hugging Face GPT-Neo folder / hub repo id, or a StoryLM state dict, into the model store.",
     )
     ap.add_argument("src", help="HF folder, hub repo id (e.g. roneneldan/TinyStories-33M), or a .npz/.safetensors state dict")
-    ap.add_argument("--out", help="store folder to write (default: models/<source name>)")
+    ap.add_argument("--out", help="store folder to write (default: models/<source name>); must be new unless --overwrite")
+    ap.add_argument("--overwrite", action="store_true", help="replace --out when it is an existing model folder")
     ap.add_argument("--key-map", help="JSON {source tensor name: StoryLM module name} for a state dict")
     ap.add_argument("--config", help="StoryLM architecture JSON for a state dict")
     ap.add_argument("--tokenizer", help="sentencepiece tokenizer.model for a state dict")
     args = ap.parse_args(argv)
+    return run_main(_convert, args)
+
+
+def _convert(args) -> int:
+    from .models.folders import check_out
+
     out = Path(args.out) if args.out else default_out(args.src)
-    try:
-        is_state_dict = Path(args.src).suffix in (".npz", ".safetensors") or any(
-            x is not None for x in (args.key_map, args.config, args.tokenizer)
-        )
-        if is_state_dict:
-            path = convert_state_dict(args.src, out, key_map=args.key_map, config=args.config, tokenizer=args.tokenizer)
-        else:
-            path = convert_gpt_neo(args.src, out)
-    except SpecDecError as e:
-        print(f"error: {e}", file=sys.stderr)
-        return 2
+    sources = {"the source": args.src if Path(args.src).exists() else None,
+               "--key-map": args.key_map, "--config": args.config, "--tokenizer": args.tokenizer}
+    check_out(out, overwrite=args.overwrite, protect=sources)
+    is_state_dict = Path(args.src).suffix in (".npz", ".safetensors") or any(
+        x is not None for x in (args.key_map, args.config, args.tokenizer)
+    )
+    if is_state_dict:
+        path = convert_state_dict(args.src, out, key_map=args.key_map, config=args.config, tokenizer=args.tokenizer,
+                                  overwrite=args.overwrite)
+    else:
+        path = convert_gpt_neo(args.src, out, overwrite=args.overwrite)
     config = json.loads((path / CONFIG).read_text())
     print(f"wrote {path} (model_type {config['model_type']}, {config.get('parameters', 0):,} parameters, float16)")
     return 0

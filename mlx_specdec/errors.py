@@ -15,3 +15,13 @@ class IncompatibleModelsError(SpecDecError):
 
 class ModelLoadError(SpecDecError):
     """A model folder that is missing, incomplete, corrupt or inconsistent."""
+
+
+class InterruptedRun(SpecDecError):
+    """A long job stopped by Ctrl-C after saving what it could (exit code 130)."""
+
+    exit_code = 130
+
+
+class TrainingDiverged(SpecDecError):
+    """A non-finite loss or weight: the run stops and saves nothing from that state."""

@@ -11,6 +11,11 @@ Run ``python -m mlx_specdec.generate --help`` for the command line.
 
 from __future__ import annotations
 
+if __name__ == "__main__":  # Ctrl-C while MLX loads: one line and exit 130, not a traceback
+    from mlx_specdec.cli_support import quiet_interrupts
+
+    quiet_interrupts()
+
 import random
 from dataclasses import dataclass, field
 from typing import Iterator
@@ -69,14 +74,46 @@ class Emission:
     kinds: list[str]
 
 
-def _check_request(model, prompt_ids, max_new_tokens, k=1) -> list[int]:
-    if isinstance(prompt_ids, mx.array):
-        prompt_ids = prompt_ids.tolist()
+def _is_int(value) -> bool:
+    import numpy as np
+
+    return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
+
+
+def _prompt_list(prompt_ids) -> list[int]:
+    """prompt_ids as a list of Python ints: a 1-D list, tuple, numpy or mx integer array.
+
+    Anything else (a str, None, floats, bools, a 2-D batch) is refused by
+    type: silently rounding a float id or treating True as 1 hides a bug.
+    """
+    import numpy as np
+
+    if isinstance(prompt_ids, (mx.array, np.ndarray)):
+        dtype = prompt_ids.dtype
+        integer = mx.issubdtype(dtype, mx.integer) if isinstance(prompt_ids, mx.array) else \
+            np.issubdtype(dtype, np.integer)
+        if prompt_ids.ndim != 1 or not integer:
+            raise SpecDecError(
+                f"prompt_ids must be a 1-D integer array, got a {prompt_ids.ndim}-D {type(prompt_ids).__name__} "
+                f"of {dtype}"
+            )
+        return [int(t) for t in prompt_ids.tolist()]
+    if not isinstance(prompt_ids, (list, tuple)):
+        raise SpecDecError(
+            f"prompt_ids must be a list, tuple or 1-D integer array of token ids, got {type(prompt_ids).__name__}"
+        )
+    for t in prompt_ids:
+        if not _is_int(t):
+            raise SpecDecError(f"prompt_ids must hold integer token ids, got {t!r} ({type(t).__name__})")
+    return [int(t) for t in prompt_ids]
+
+
+def _check_request(model, prompt_ids, max_new_tokens, k=1, eos_id=None) -> list[int]:
     if isinstance(k, bool) or not isinstance(k, int) or k < 1:
         raise SpecDecError(f"k (draft tokens per round) must be an integer >= 1, got {k!r}")
     if isinstance(max_new_tokens, bool) or not isinstance(max_new_tokens, int) or max_new_tokens < 0:
         raise SpecDecError(f"max_new_tokens must be an integer >= 0, got {max_new_tokens!r}")
-    prompt = list(prompt_ids)
+    prompt = _prompt_list(prompt_ids)
     if not prompt:
         raise SpecDecError("prompt is empty: at least one token id is needed to condition on")
     window = model_context_window(model)
@@ -90,13 +127,20 @@ def _check_request(model, prompt_ids, max_new_tokens, k=1) -> list[int]:
     if vocab is not None and any(not 0 <= t < vocab for t in prompt):
         bad = next(t for t in prompt if not 0 <= t < vocab)
         raise SpecDecError(f"prompt token id {bad} is outside the vocabulary [0, {vocab})")
+    if eos_id is not None:
+        if not _is_int(eos_id) or eos_id < 0 or (vocab is not None and eos_id >= vocab):
+            where = f"[0, {vocab})" if vocab is not None else ">= 0"
+            raise SpecDecError(f"eos_id must be None or an integer token id in {where}, got {eos_id!r}")
     return prompt
 
 
 def _seed_key(seed) -> mx.array:
+    """A PRNG key from any Python int: reduced modulo 2**64 (negative and huge seeds included)."""
     if seed is None:
         seed = random.SystemRandom().randrange(2**31)
-    return mx.random.key(seed)
+    if not _is_int(seed):
+        raise SpecDecError(f"seed must be an integer or None, got {seed!r} ({type(seed).__name__})")
+    return mx.random.key(int(seed) % 2**64)
 
 
 def speculative_stream(
@@ -122,7 +166,7 @@ def speculative_stream(
     the committed state at each boundary).
     """
     policy = SamplingPolicy(temperature, top_k, top_p)
-    prompt = _check_request(target, prompt_ids, max_new_tokens, k)
+    prompt = _check_request(target, prompt_ids, max_new_tokens, k, eos_id)
     # A drafter runs k sequential one-token steps per round, where per-op dispatch
     # dominates: with the default strategy it gets the compiled step when the
     # model supports it (the target's block pass gains little from compiling).
@@ -236,7 +280,7 @@ def plain_stream(
     mlx-lm's own generator does: it is a fair baseline, not a strawman.
     """
     policy = SamplingPolicy(temperature, top_k, top_p)
-    prompt = _check_request(model, prompt_ids, max_new_tokens)
+    prompt = _check_request(model, prompt_ids, max_new_tokens, eos_id=eos_id)
     if max_new_tokens == 0:
         return
     key = None if policy.greedy else _seed_key(seed)
@@ -290,15 +334,35 @@ def draft_greedy(drafter, ctx_ids, k: int) -> list[int]:
 
 
 def encode_prompt(tokenizer, text: str) -> list[int]:
-    if hasattr(tokenizer, "bos_id"):  # StoryTokenizer: models were trained with BOS
-        return tokenizer.encode(text, bos=True)
-    return list(tokenizer.encode(text))
+    """Token ids of a prompt; text that cannot be encoded gets one line, not a tokenizer's traceback."""
+    if not isinstance(text, str):
+        raise SpecDecError(f"prompt must be text, got {type(text).__name__}")
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as e:  # invalid UTF-8 bytes on the command line arrive as lone surrogates
+        raise SpecDecError(
+            f"prompt is not valid UTF-8 text: {text[e.start:e.end]!r} at character {e.start}"
+        ) from None
+    try:
+        if hasattr(tokenizer, "bos_id"):  # StoryTokenizer: models were trained with BOS
+            ids = tokenizer.encode(text, bos=True)
+        else:
+            ids = list(tokenizer.encode(text))
+    except SpecDecError:
+        raise
+    except Exception as e:  # noqa: BLE001 - sentencepiece and HF tokenizers raise their own types
+        first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+        raise SpecDecError(f"prompt cannot be encoded by the tokenizer ({first})") from None
+    if not ids:
+        raise SpecDecError(f"prompt {text!r} encodes to no tokens")
+    return ids
 
 
 def _parser():
-    import argparse
+    from .cli_support import Parser, number
 
-    p = argparse.ArgumentParser(
+    finite = number(float)
+    p = Parser(
         prog="python -m mlx_specdec.generate",
         description="Lossless speculative decoding with MLX. Defaults to the shipped StoryLM pair (1M drafts for 5M).",
     )
@@ -312,10 +376,10 @@ def _parser():
     p.add_argument("-k", "--num-draft-tokens", type=int, default=4, help="draft tokens per round (default 4)")
     p.add_argument("--prompt", default="Once upon a time", help="prompt text")
     p.add_argument("--max-tokens", type=int, default=200, help="exact cap on generated tokens (default 200)")
-    p.add_argument("--temp", type=float, default=0.0, help="sampling temperature; 0 = greedy (default)")
-    p.add_argument("--top-p", type=float, default=None, help="nucleus sampling mass in (0, 1]")
+    p.add_argument("--temp", type=finite, default=0.0, help="sampling temperature; 0 = greedy (default)")
+    p.add_argument("--top-p", type=finite, default=None, help="nucleus sampling mass in (0, 1]")
     p.add_argument("--top-k", type=int, default=None, help="sample among the k most likely tokens")
-    p.add_argument("--seed", type=int, default=None, help="random seed for sampling")
+    p.add_argument("--seed", type=int, default=None, help="random seed for sampling (any integer)")
     p.add_argument("--strategy", default="cache", choices=["cache", "compiled", "auto", "recompute"],
                    help="committed-state strategy (default cache: KV cache, compiled drafter steps)")
     p.add_argument("--compare", action="store_true", help="also run plain decoding of the target and report the speedup")
@@ -340,15 +404,28 @@ def _timed(stream, on_item=None):
     return items, time.perf_counter() - start, False
 
 
+def json_record(record: dict) -> str:
+    """One line of strict JSON: a non-finite float (a rate over zero seconds) becomes null."""
+    import json
+    import math
+
+    def finite(value):
+        if isinstance(value, float) and not math.isfinite(value):
+            return None
+        if isinstance(value, dict):
+            return {k: finite(v) for k, v in value.items()}
+        if isinstance(value, (list, tuple)):
+            return [finite(v) for v in value]
+        return value
+
+    return json.dumps(finite(record), allow_nan=False)
+
+
 def main(argv=None) -> int:
-    import sys
+    from .cli_support import run_main
 
     args = _parser().parse_args(argv)
-    try:
-        return _run(args)
-    except SpecDecError as e:
-        print(f"error: {e}", file=sys.stderr)
-        return 2
+    return run_main(_run, args, json_errors=args.json)
 
 
 def _load_drafter(name: str, target, tokenizer, target_name: str):
@@ -372,7 +449,6 @@ def _load_drafter(name: str, target, tokenizer, target_name: str):
 
 
 def _run(args) -> int:
-    import json
     import sys
 
     from .console import LEGEND, TokenStream, print_summary
@@ -441,7 +517,10 @@ def _run(args) -> int:
         "interrupted": interrupted,
     }
     if args.compare and drafter is not None and not interrupted:
-        plain_ids, plain_seconds, _ = _timed(run_plain())
+        plain_ids, plain_seconds, interrupted = _timed(run_plain())
+        record["interrupted"] = interrupted
+    if args.compare and drafter is not None and not interrupted:
+        # Only a finished baseline gives a verdict: a cut-short one would differ falsely.
         record["compare"] = {
             "plain_tokens_per_s": len(plain_ids) / plain_seconds if plain_seconds > 0 else 0.0,
             "speedup": (len(new_ids) / seconds) / (len(plain_ids) / plain_seconds) if plain_seconds > 0 and seconds > 0 else 0.0,
@@ -449,7 +528,7 @@ def _run(args) -> int:
         }
 
     if args.json:
-        print(json.dumps(record))
+        print(json_record(record))
     else:
         rows = [("generated", f"{len(new_ids)} tokens in {seconds:.2f} s ({record['tokens_per_s']:.1f} tokens/s)")]
         if drafter is not None:

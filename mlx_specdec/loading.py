@@ -56,6 +56,7 @@ def _load_folder(path: Path):
     if not (path / "config.json").is_file():
         raise ModelLoadError(f"model folder {str(path)!r} is missing config.json")
     config = read_json(path / "config.json")
+    check_model_config(config, path)
     model_type = config.get("model_type")
     if model_type == "storylm":
         from .models.store import load_store
@@ -70,6 +71,41 @@ def _load_folder(path: Path):
     return _load_mlx_lm(path)
 
 
+STORE_TYPES = ("storylm", "gpt_neo")
+
+
+def check_model_config(config: dict, path: Path) -> None:
+    """What every model folder's config.json must get right, whatever its architecture.
+
+    The strict per-architecture checks live with each model (store.storylm_config);
+    here: a head is not a model, model_type must name what the folder holds, and
+    the common sizes, where present, are positive integers.
+    """
+    where = path / "config.json"
+    model_type = config.get("model_type")
+    if model_type == "mtp_head" or (path / "head.safetensors").is_file():
+        raise ModelLoadError(
+            f"{str(path)!r} is an MTP head, not a model; pass it as --draft-model (its base model is the --model)"
+        )
+    if model_type is not None and not isinstance(model_type, str):
+        raise ModelLoadError(f"{where}: model_type must be a string, got {model_type!r}")
+    arch = config.get("architecture")
+    if arch is not None and not isinstance(arch, dict):
+        raise ModelLoadError(f"{where}: 'architecture' must be an object, got {type(arch).__name__}")
+    store_like = isinstance(arch, dict) and (path / "tokenizer.model").is_file() and (path / "model.safetensors").is_file()
+    if store_like and model_type not in STORE_TYPES and "dim" in arch and "n_layers" in arch:
+        raise ModelLoadError(
+            f"{where} says model_type {model_type!r}, but the folder holds a StoryLM (an 'architecture' object with "
+            "dim and n_layers, and tokenizer.model); expected model_type 'storylm'"
+        )
+    sizes = arch if isinstance(arch, dict) else config
+    for key in ("vocab_size", "hidden_size", "dim", "num_hidden_layers", "n_layers", "num_layers",
+                "num_attention_heads", "n_heads", "num_heads", "max_position_embeddings", "max_seq_len"):
+        value = sizes.get(key)
+        if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
+            raise ModelLoadError(f"{where}: {key} must be an integer >= 1, got {value!r}")
+
+
 def _load_mlx_lm(path: Path):
     from mlx_lm.utils import load as mlx_lm_load
 
@@ -77,8 +113,8 @@ def _load_mlx_lm(path: Path):
         raise ModelLoadError(f"model folder {str(path)!r} has no *.safetensors weights")
     try:
         model, tokenizer = mlx_lm_load(str(path))
-    except (ValueError, KeyError, FileNotFoundError, OSError) as e:
-        raise ModelLoadError(f"mlx-lm cannot load {str(path)!r}: {first_line(e)}") from None
+    except Exception as e:  # noqa: BLE001 - mlx-lm raises whatever its model code raises on a bad folder
+        raise ModelLoadError(f"mlx-lm cannot load {str(path)!r}: {type(e).__name__}: {first_line(e)[:200]}") from None
     return _cast_for_device(model), tokenizer
 
 

@@ -49,7 +49,11 @@ Command line:
 
 from __future__ import annotations
 
-import argparse
+if __name__ == "__main__":  # Ctrl-C while MLX loads: one line and exit 130, not a traceback
+    from mlx_specdec.cli_support import quiet_interrupts
+
+    quiet_interrupts()
+
 import csv
 import hashlib
 import json
@@ -69,15 +73,17 @@ import mlx.optimizers as optim
 import numpy as np
 from mlx.utils import tree_flatten, tree_unflatten
 
-from .errors import IncompatibleModelsError, ModelLoadError, SpecDecError
+from .errors import IncompatibleModelsError, InterruptedRun, ModelLoadError, SpecDecError
 from . import train as train_lib
 from .train import batch_rows, make_optimizer  # noqa: F401  (shared with the StoryLM trainer)
 from .models.folders import (
     atomic_folder,
     check_weights,
+    check_writable,
     compute_dtype,
     load_safetensors,
     read_json,
+    write_text_atomic,
 )
 from .state import output_projection
 
@@ -431,8 +437,8 @@ def _fingerprint_of(tokenizer_or_fingerprint) -> str:
 
 
 def save_head(head: MTPHead, out_dir, *, base_name: str, tokenizer_fingerprint: str, base_weights_sha256=None,
-              card: dict | None = None, extra_files: dict | None = None) -> Path:
-    """Write a head folder atomically: temp folder, then os.replace."""
+              card: dict | None = None, extra_files: dict | None = None, overwrite: bool = False) -> Path:
+    """Write a head folder atomically: temp folder, then os.replace (an existing head only with `overwrite`)."""
     out = Path(out_dir)
     config = {
         "model_type": "mtp_head",
@@ -454,7 +460,7 @@ def save_head(head: MTPHead, out_dir, *, base_name: str, tokenizer_fingerprint: 
                 shutil.copyfile(src, tmp / name)
         (tmp / CARD).write_text(render_card(out.name, config, card or {}, tmp))
 
-    return atomic_folder(out, fill)
+    return atomic_folder(out, fill, overwrite=overwrite)
 
 
 def _read_head_config(path: Path) -> dict:
@@ -628,8 +634,10 @@ class MTPTrainConfig:
     log_every: int = 10
     seed: int = 0
     quiet: bool = False
+    overwrite: bool = False  # replace --out when it is an existing head folder
 
     def validate(self) -> None:
+        train_lib.check_hyperparameters(self)
         for name in ("depth", "n_modules", "n_blocks", "rollout_stride", "train_stories", "valid_stories", "batch_size",
                      "eval_every", "eval_rows", "ckpt_every", "log_every"):
             if getattr(self, name) < 1:
@@ -756,9 +764,13 @@ def save_checkpoint(path: Path, head: MTPHead, optimizer, meta: dict) -> None:
     train_lib.save_checkpoint(path, head, optimizer, meta, prefix="head")
 
 
+# What a resumed head run reads from its checkpoint's meta.
+CHECKPOINT_META = {**train_lib.CHECKPOINT_META, "base_weights_fingerprint": str, "config": dict}
+
+
 def load_checkpoint(path: Path, head: MTPHead | None = None, optimizer=None) -> dict:
     if head is None:
-        return train_lib.read_checkpoint_meta(path)
+        return train_lib.read_checkpoint_meta(path, CHECKPOINT_META)
     return train_lib.load_checkpoint(path, head, optimizer, prefix="head")
 
 
@@ -786,6 +798,7 @@ def train(cfg: MTPTrainConfig, base=None, tok=None, invocation: str | None = Non
 
     cfg.validate()
     run_dir = Path(cfg.run_dir) if cfg.run_dir else cfg.default_run_dir()
+    train_lib.guard_outputs(cfg.out, run_dir, overwrite=cfg.overwrite, protect={"--base": cfg.base})
     run_dir.mkdir(parents=True, exist_ok=True)
     ckpt_path = run_dir / CKPT
     if cfg.resume and not ckpt_path.is_file():
@@ -810,7 +823,7 @@ def train(cfg: MTPTrainConfig, base=None, tok=None, invocation: str | None = Non
         # Everything but where to write comes from the checkpoint (architecture,
         # data, schedule, budget), so a resumed run continues exactly the run
         # that was interrupted.
-        keep = {"base", "out", "run_dir", "resume", "quiet"}
+        keep = {"base", "out", "run_dir", "resume", "quiet", "overwrite"}
         for k, v in meta["config"].items():
             if k not in keep:
                 setattr(cfg, k, v)
@@ -847,6 +860,7 @@ def train(cfg: MTPTrainConfig, base=None, tok=None, invocation: str | None = Non
         say(f"time budget {cfg.time_budget_min:g} min -> {max_steps} steps (calibrated)")
         head = fresh()
 
+    train_lib.check_space(run_dir, cfg.out, n_params)
     optimizer = make_optimizer(cfg, max_steps)
     optimizer.init(head.trainable_parameters())
     step, elapsed = 0, 0.0
@@ -882,6 +896,7 @@ def train(cfg: MTPTrainConfig, base=None, tok=None, invocation: str | None = Non
             loss, per_depth = train_step(x)
             mx.eval(head.state, optimizer.state, loss, per_depth)
             losses.append(loss.item())
+            train_lib.check_finite_loss(losses[-1], step + 1, ckpt_path)
             losses_d1.append(per_depth[0].item())
             step += 1
             now = time.perf_counter()
@@ -915,7 +930,7 @@ def train(cfg: MTPTrainConfig, base=None, tok=None, invocation: str | None = Non
     except KeyboardInterrupt:
         progress.close()
         save_checkpoint(ckpt_path, head, optimizer, run_meta())
-        raise SpecDecError(f"interrupted at step {step}; checkpoint saved, continue with --resume") from None
+        raise InterruptedRun(f"interrupted at step {step}; checkpoint saved, continue with --resume") from None
     finally:
         curves_f.close()
     progress.close()
@@ -947,7 +962,7 @@ def train(cfg: MTPTrainConfig, base=None, tok=None, invocation: str | None = Non
         extra = {CURVES: curves_path, PLOT: plot if plot.is_file() and plot.stat().st_size < 200_000 else None}
         save_head(head, cfg.out, base_name=Path(cfg.base).name, tokenizer_fingerprint=tok.fingerprint,
                   base_weights_sha256=_file_sha256(base_file) if base_file.is_file() else None,
-                  card=card, extra_files=extra)
+                  card=card, extra_files=extra, overwrite=cfg.overwrite)
         say(f"saved {cfg.out}")
     summary["head"] = head
     return summary
@@ -984,9 +999,12 @@ def write_plot(curves_path: Path, out: Path) -> str | None:
     b.set_xlabel("step"), b.set_ylabel("top-1 accuracy (valid)"), b.legend(fontsize=8), b.set_title("accuracy")
     fig.tight_layout()
     tmp = out.with_suffix(".tmp.png")
-    fig.savefig(tmp)
-    plt.close(fig)
-    os.replace(tmp, out)
+    try:
+        fig.savefig(tmp)
+        os.replace(tmp, out)
+    finally:
+        plt.close(fig)
+        tmp.unlink(missing_ok=True)
     return None
 
 
@@ -995,7 +1013,7 @@ def cfg_command(cfg: MTPTrainConfig) -> str:
     parts = ["python -m mlx_specdec.mtp train"]
     for f in fields(cfg):
         v = getattr(cfg, f.name)
-        if f.name in ("quiet", "resume") or (v == getattr(default, f.name) and f.name != "base"):
+        if f.name in ("quiet", "resume", "overwrite") or (v == getattr(default, f.name) and f.name != "base"):
             continue
         parts.append(f"--{f.name.replace('_', '-')} {v}")
     return " ".join(parts)
@@ -1100,17 +1118,14 @@ def bench(base, tok, head, *, prompts: int = 10, prompt_tokens: int = 30, max_to
 
 def _train_parser(sub):
     p = sub.add_parser("train", help="train a head on a frozen base")
-    for f in fields(MTPTrainConfig):
-        flag = "--" + f.name.replace("_", "-")
-        if f.type in ("bool", bool):
-            p.add_argument(flag, action="store_true")
-        else:
-            typ = {"int": int, "float": float}.get(str(f.type).split(" |")[0].strip(), str)
-            p.add_argument(flag, type=typ, default=None)
+    train_lib.add_config_flags(p, MTPTrainConfig)
 
 
 def _parser():
-    p = argparse.ArgumentParser(prog="python -m mlx_specdec.mtp", description="Multi-token prediction heads.")
+    from .cli_support import Parser, number
+
+    finite = number(float)
+    p = Parser(prog="python -m mlx_specdec.mtp", description="Multi-token prediction heads.")
     sub = p.add_subparsers(dest="command", required=True)
     _train_parser(sub)
     g = sub.add_parser("generate", help="self-speculative generation with a head")
@@ -1119,8 +1134,8 @@ def _parser():
     g.add_argument("--prompt", default="Once upon a time")
     g.add_argument("-k", "--depth", type=int, default=1, help="draft depth (tokens the head proposes per round)")
     g.add_argument("--max-tokens", type=int, default=200)
-    g.add_argument("--temp", type=float, default=0.0)
-    g.add_argument("--top-p", type=float, default=None)
+    g.add_argument("--temp", type=finite, default=0.0)
+    g.add_argument("--top-p", type=finite, default=None)
     g.add_argument("--top-k", type=int, default=None)
     g.add_argument("--seed", type=int, default=None)
     g.add_argument("--strategy", default="cache", choices=["cache", "recompute"])
@@ -1139,29 +1154,37 @@ def _parser():
 
 def _generate(args) -> int:
     from .console import LEGEND, TokenStream, print_summary
-    from .generate import SpecStats, encode_prompt, speculative_stream
+    from .generate import SpecStats, encode_prompt, json_record, speculative_stream
+    from .sampling import SamplingPolicy
 
     if args.depth < 1:
         raise SpecDecError(f"-k/--depth must be >= 1, got {args.depth}")
+    if args.max_tokens < 0:
+        raise SpecDecError(f"--max-tokens must be >= 0, got {args.max_tokens}")
+    SamplingPolicy(args.temp, args.top_k, args.top_p)  # validate before loading anything
     base, tok, head = load_base_and_head(args.base, args.head)
     prompt = encode_prompt(tok, args.prompt)
     stats = SpecStats()
     view = None if args.json else TokenStream(tok, prompt=prompt, legend=LEGEND)
     drafter = MTPDrafter(head, max_depth=args.depth)
     t0 = time.perf_counter()
-    ids = []
-    for e in speculative_stream(base, drafter, prompt, args.max_tokens, k=args.depth, eos_id=tok.eos_id,
-                                temperature=args.temp, top_k=args.top_k, top_p=args.top_p, seed=args.seed,
-                                strategy=args.strategy, stats=stats):
-        ids += e.ids
-        if view is not None:
-            view.write(e.ids, e.kinds)
-    mx.synchronize()
+    ids, interrupted = [], False
+    try:
+        for e in speculative_stream(base, drafter, prompt, args.max_tokens, k=args.depth, eos_id=tok.eos_id,
+                                    temperature=args.temp, top_k=args.top_k, top_p=args.top_p, seed=args.seed,
+                                    strategy=args.strategy, stats=stats):
+            ids += e.ids
+            if view is not None:
+                view.write(e.ids, e.kinds)
+        mx.synchronize()
+    except KeyboardInterrupt:  # keep what was generated: print it and its stats, exit 130
+        interrupted = True
     seconds = time.perf_counter() - t0
+    code = 130 if interrupted else 0
     if args.json:
-        print(json.dumps(dict(base=args.base, head=args.head, depth=args.depth, ids=ids, text=tok.decode(ids),
-                              stats=stats.as_dict(), seconds=seconds)))
-        return 0
+        print(json_record(dict(base=args.base, head=args.head, depth=args.depth, ids=ids, text=tok.decode(ids),
+                               stats=stats.as_dict(), seconds=seconds, interrupted=interrupted)))
+        return code
     view.finish()
     print_summary([
         ("generated", f"{len(ids)} tokens in {seconds:.2f} s ({len(ids) / max(seconds, 1e-9):.1f} tokens/s)"),
@@ -1169,14 +1192,24 @@ def _generate(args) -> int:
         ("drafted / accepted", f"{stats.drafted} / {stats.accepted}"),
         ("acceptance rate", f"{stats.acceptance_rate:.1%}"),
         ("tokens per target pass", f"{stats.tokens_per_pass:.2f}"),
-    ], f"MTP self-speculation on {args.base}, depth {args.depth}")
-    return 0
+    ], f"MTP self-speculation on {args.base}, depth {args.depth}" + (" (interrupted)" if interrupted else ""))
+    return code
 
 
 def _bench(args, argv) -> int:
     from .console import print_summary
 
-    depths = tuple(int(d) for d in args.depths.split(","))
+    try:
+        depths = tuple(int(d) for d in args.depths.split(","))
+    except ValueError:
+        raise SpecDecError(f"--depths must be comma-separated integers, got {args.depths!r}") from None
+    if not depths or min(depths) < 1:
+        raise SpecDecError(f"--depths must be integers >= 1, got {args.depths!r}")
+    for name in ("prompts", "prompt_tokens", "max_tokens", "repeats"):
+        if getattr(args, name) < 1:
+            raise SpecDecError(f"--{name.replace('_', '-')} must be >= 1, got {getattr(args, name)}")
+    if args.save:  # before the run, not after it: the results would be lost
+        check_writable(Path(args.head), flag="--head")
     base, tok, head = load_base_and_head(args.base, args.head)
     result = bench(base, tok, head, prompts=args.prompts, prompt_tokens=args.prompt_tokens,
                    max_tokens=args.max_tokens, depths=depths, repeats=args.repeats)
@@ -1189,36 +1222,34 @@ def _bench(args, argv) -> int:
     print_summary(rows, f"MTP self-speculation, {result['prompts']} held-out prompts")
     if args.save:
         folder = Path(args.head)
-        tmp = folder / (BENCH + ".tmp")
-        tmp.write_text(json.dumps(result, indent=2) + "\n")
-        os.replace(tmp, folder / BENCH)
+        write_text_atomic(folder / BENCH, json.dumps(result, indent=2) + "\n")
         card_path = folder / CARD
-        text = card_path.read_text()
+        text = card_path.read_text() if card_path.is_file() else ""
         cut = text.find("## Self-speculation (measured)")
         text = (text[:cut] if cut >= 0 else text.rstrip("\n") + "\n\n") + "\n".join(render_bench(result))
-        tmp = card_path.with_suffix(".tmp")
-        tmp.write_text(text)
-        os.replace(tmp, card_path)
+        write_text_atomic(card_path, text)
     return 0 if all(r["identical"] for r in result["rows"]) else 1
 
 
 def main(argv=None) -> int:
+    from .cli_support import run_main
+
     argv = list(sys.argv[1:] if argv is None else argv)
     args = _parser().parse_args(argv)
-    try:
-        if args.command == "train":
-            # `is not`, not `in`: 0 == False, and --steps 0 must reach validation.
-            given = {f.name: getattr(args, f.name) for f in fields(MTPTrainConfig)
-                     if getattr(args, f.name) is not None and getattr(args, f.name) is not False}
-            summary = train(MTPTrainConfig(**given), invocation="python -m mlx_specdec.mtp " + " ".join(argv))
-            summary.pop("head", None)
-            return 0
-        if args.command == "generate":
-            return _generate(args)
-        return _bench(args, argv)
-    except SpecDecError as e:
-        print(f"error: {e}", file=sys.stderr)
-        return 2
+    return run_main(_main, args, argv, json_errors=getattr(args, "json", False))
+
+
+def _main(args, argv) -> int:
+    if args.command == "train":
+        # `is not`, not `in`: 0 == False, and --steps 0 must reach validation.
+        given = {f.name: getattr(args, f.name) for f in fields(MTPTrainConfig)
+                 if getattr(args, f.name) is not None and getattr(args, f.name) is not False}
+        summary = train(MTPTrainConfig(**given), invocation="python -m mlx_specdec.mtp " + " ".join(argv))
+        summary.pop("head", None)
+        return 0
+    if args.command == "generate":
+        return _generate(args)
+    return _bench(args, argv)
 
 
 if __name__ == "__main__":

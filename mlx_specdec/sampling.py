@@ -15,6 +15,11 @@ import mlx.core as mx
 from .errors import SpecDecError
 
 
+# Below this, sampling is greedy decoding in all but name, and logits / temperature
+# can overflow float32; such temperatures are refused rather than silently changed.
+MIN_TEMPERATURE = 1e-4
+
+
 @dataclass(frozen=True)
 class SamplingPolicy:
     temperature: float = 0.0
@@ -23,8 +28,15 @@ class SamplingPolicy:
 
     def __post_init__(self):
         t = self.temperature
-        if not isinstance(t, (int, float)) or math.isnan(t) or t < 0:
+        if isinstance(t, bool) or not isinstance(t, (int, float)) or math.isnan(t) or t < 0:
             raise SpecDecError(f"temperature must be a number >= 0, got {t!r}")
+        if math.isinf(t):
+            raise SpecDecError(f"temperature must be finite, got {t!r} (it would sample uniform noise)")
+        if 0 < t < MIN_TEMPERATURE:
+            # logits / t overflows float32 and softmax turns into NaN: constant ids, not sampling.
+            raise SpecDecError(
+                f"temperature {t!r} is too small to sample with; use 0 for greedy decoding or at least {MIN_TEMPERATURE:g}"
+            )
         if self.top_k is not None and (not isinstance(self.top_k, int) or self.top_k < 1):
             raise SpecDecError(f"top_k must be a positive integer or None, got {self.top_k!r}")
         if self.top_p is not None and not (isinstance(self.top_p, (int, float)) and 0 < self.top_p <= 1):

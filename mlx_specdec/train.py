@@ -18,7 +18,11 @@ a resumed run continues with exactly the losses an uninterrupted run has.
 
 from __future__ import annotations
 
-import argparse
+if __name__ == "__main__":  # Ctrl-C while MLX loads: one line and exit 130, not a traceback
+    from mlx_specdec.cli_support import quiet_interrupts
+
+    quiet_interrupts()
+
 import csv
 import hashlib
 import json
@@ -38,7 +42,7 @@ import mlx.optimizers as optim
 import numpy as np
 from mlx.utils import tree_flatten, tree_unflatten
 
-from .errors import SpecDecError
+from .errors import InterruptedRun, SpecDecError, TrainingDiverged
 from .models.storylm import PRESETS, StoryLM, build, num_parameters, preset
 
 SAMPLE_PROMPTS = ("Once upon a time", "One day, a little", "Tom and his dog")
@@ -84,8 +88,10 @@ class TrainConfig:
     resume: bool = False
     sample_tokens: int = 80
     quiet: bool = False
+    overwrite: bool = False  # replace --out when it is an existing model folder
 
     def validate(self) -> None:
+        check_hyperparameters(self)
         if self.preset not in PRESETS:
             raise SpecDecError(f"unknown preset {self.preset!r}; expected one of {sorted(PRESETS)}")
         for name in ("seq_len", "batch_size", "eval_every", "ckpt_every", "log_every", "eval_rows",
@@ -107,6 +113,44 @@ class TrainConfig:
             raise SpecDecError(f"--seq-len {self.seq_len} exceeds {self.preset}'s context of {max_len}")
         if self.tokenizer is not None and not Path(self.tokenizer).is_file():
             raise SpecDecError(f"--tokenizer {self.tokenizer!r} is not a file")
+
+
+# What a hyperparameter may be, for both trainers: (lowest, highest, lowest excluded).
+# Checked when the arguments are parsed, so nan, inf or a negative clip never
+# reaches a step (a NaN weight decay once trained 150 steps of NaN and saved them).
+HYPERPARAMETER_RANGES = {
+    "lr": (0.0, 10.0, True),
+    "min_lr_ratio": (0.0, 1.0, False),
+    "weight_decay": (0.0, 10.0, False),
+    "grad_clip": (0.0, math.inf, True),
+    "time_budget_min": (0.0, math.inf, True),
+    "depth_decay": (0.0, 1.0, True),
+    "warmup": (0, math.inf, False),
+    "seed": (0, 2**63 - 1, False),
+    "data_seed": (0, 2**63 - 1, False),
+    "sample_tokens": (0, math.inf, False),
+    "tokenizer_stories": (1, math.inf, False),
+}
+
+
+def check_hyperparameters(cfg) -> None:
+    """One line naming the flag for a non-finite or out-of-range hyperparameter of a trainer config."""
+    for f in fields(cfg):
+        value = getattr(cfg, f.name)
+        if value is None or isinstance(value, (bool, str)):
+            continue
+        flag = "--" + f.name.replace("_", "-")
+        if not isinstance(value, (int, float)):
+            raise SpecDecError(f"{flag} must be a number, got {value!r}")
+        if not math.isfinite(value):
+            raise SpecDecError(f"{flag} must be a finite number, got {value!r}")
+        if f.name not in HYPERPARAMETER_RANGES:
+            continue
+        low, high, low_open = HYPERPARAMETER_RANGES[f.name]
+        if value < low or (low_open and value == low):
+            raise SpecDecError(f"{flag} must be {'>' if low_open else '>='} {low:g}, got {value!r}")
+        if value > high:
+            raise SpecDecError(f"{flag} must be <= {high:g}, got {value!r}")
 
 
 # ----------------------------------------------------------------------------
@@ -160,8 +204,11 @@ def tokenized_corpus(cfg, tok, cache_dir: Path, log=print) -> tuple[np.ndarray, 
     valid = np.concatenate([np.asarray(x, np.uint16) for x in encode_split(cfg, tok, "valid", cfg.valid_stories)])
     cache_dir.mkdir(parents=True, exist_ok=True)
     tmp = path.with_suffix(".tmp.npz")
-    np.savez(tmp, train=train, valid=valid)
-    os.replace(tmp, path)
+    try:
+        np.savez(tmp, train=train, valid=valid)
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
     log(f"tokenized {len(train):,} train / {len(valid):,} valid tokens in {time.time() - t0:.0f}s -> {path}")
     return train, valid
 
@@ -209,33 +256,126 @@ def make_optimizer(cfg: TrainConfig, max_steps: int) -> optim.AdamW:
     return optim.AdamW(learning_rate=schedule, betas=[0.9, 0.95], weight_decay=cfg.weight_decay)
 
 
+def previous_checkpoint(path: Path) -> Path:
+    """Where save_checkpoint keeps the checkpoint it replaced: one step back if this one is damaged."""
+    return path.with_name(path.stem + ".prev.safetensors")
+
+
+def tensors_checksum(arrays: dict) -> str:
+    """sha256 of a checkpoint's tensors (names, dtypes, shapes and bytes), in name order."""
+    digest = hashlib.sha256()
+    for name in sorted(arrays):
+        value = arrays[name]
+        digest.update(f"{name}:{value.dtype}:{tuple(value.shape)};".encode())
+        digest.update(np.asarray(value).tobytes())
+    return digest.hexdigest()
+
+
+def check_finite_loss(loss: float, step: int, ckpt_path: Path) -> None:
+    """Stop a run whose loss is nan or inf: nothing from this state is ever saved."""
+    if math.isfinite(loss):
+        return
+    raise TrainingDiverged(f"loss is {loss} at step {step}: training stopped and nothing was saved; "
+                           f"{_last_good(ckpt_path)}")
+
+
+def _last_good(ckpt_path: Path) -> str:
+    meta = _header_meta(ckpt_path)
+    if meta is None:
+        return "no checkpoint was written yet: start again with a lower --lr (or check the data)"
+    return (f"the last good checkpoint {str(ckpt_path)!r} (step {meta.get('step')}) is kept: "
+            "continue it with --resume, perhaps with a lower --lr")
+
+
+def _header_meta(path: Path) -> dict | None:
+    """The run meta from a safetensors header alone (8-byte length, JSON): no tensor is read."""
+    try:
+        with open(path, "rb") as fh:
+            size = int.from_bytes(fh.read(8), "little")
+            if not 0 < size < 100_000_000:
+                return None
+            header = json.loads(fh.read(size))
+        return json.loads(header["__metadata__"]["meta"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def _non_finite(arrays: dict) -> str | None:
+    """The first tensor holding nan or inf, if any (one sync for all of them)."""
+    names = [k for k, v in arrays.items() if mx.issubdtype(v.dtype, mx.floating)]
+    flags = [mx.all(mx.isfinite(arrays[k])) for k in names]
+    mx.eval(flags)
+    return next((k for k, ok in zip(names, flags) if not ok.item()), None)
+
+
 def save_checkpoint(path: Path, model, optimizer, meta: dict, prefix: str = "model") -> None:
     """Weights (fp32), optimizer moments and step, and the run's meta in one file.
 
     Written to a temp file and fsynced before os.replace: a run killed at any
     moment leaves either the previous checkpoint or the new one, never a torn one.
+    The file carries a checksum of its tensors, the checkpoint it replaces is
+    kept as ckpt.prev.safetensors, and weights holding nan/inf are never written.
     `prefix` names the trained module's tensors (the MTP trainer saves a "head").
     """
     arrays = {f"{prefix}.{k}": v for k, v in tree_flatten(model.parameters())}
     arrays.update({f"optim.{k}": v for k, v in tree_flatten(optimizer.state)})
+    bad = _non_finite(arrays)
+    if bad is not None:
+        raise TrainingDiverged(f"{bad} holds nan or inf at step {meta.get('step')}: training stopped and "
+                               f"this state was not saved; {_last_good(path)}")
+    metadata = {"meta": json.dumps(meta), "tensors_sha256": tensors_checksum(arrays)}
     tmp = path.with_name(path.stem + ".tmp.safetensors")
-    mx.save_safetensors(str(tmp), arrays, metadata={"meta": json.dumps(meta)})
-    with open(tmp, "rb") as fh:
-        os.fsync(fh.fileno())
-    os.replace(tmp, path)
+    try:
+        mx.save_safetensors(str(tmp), arrays, metadata=metadata)
+        with open(tmp, "rb") as fh:
+            os.fsync(fh.fileno())
+        if path.is_file():  # keep the one we replace, by a hard link, so `path` never goes missing
+            prev, link = previous_checkpoint(path), path.with_name(path.stem + ".prev.tmp")
+            link.unlink(missing_ok=True)
+            try:
+                os.link(path, link)
+                os.replace(link, prev)
+            except OSError:
+                link.unlink(missing_ok=True)
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
 
 
-def _read_checkpoint(path: Path):
+def _recovery(path: Path) -> str:
+    prev = previous_checkpoint(path)
+    if prev.is_file():
+        return f"recover the one before it: mv {prev} {path}, then run again with --resume"
+    return f"no earlier checkpoint is kept: remove it (rm {path}) and start again without --resume"
+
+
+def _read_checkpoint(path: Path, required: dict | None = None):
     try:
         arrays, metadata = mx.load(str(path), format="safetensors", return_metadata=True)
-        return arrays, json.loads(metadata["meta"])
+        meta = json.loads(metadata["meta"])
     except Exception as e:
         msg = str(e).splitlines()[0] if str(e) else type(e).__name__
-        raise SpecDecError(f"checkpoint {str(path)!r} is unreadable ({msg})") from None
+        raise SpecDecError(f"checkpoint {str(path)!r} is unreadable ({msg}); {_recovery(path)}") from None
+    want = metadata.get("tensors_sha256")
+    if want is not None and tensors_checksum(arrays) != want:
+        raise SpecDecError(f"checkpoint {str(path)!r} is corrupted (its tensors do not match the checksum saved "
+                           f"with them); {_recovery(path)}")
+    if not isinstance(meta, dict):
+        raise SpecDecError(f"checkpoint {str(path)!r} has no run metadata; {_recovery(path)}")
+    for key, kind in (required or {}).items():
+        if key not in meta:
+            raise SpecDecError(f"checkpoint {str(path)!r} lacks {key!r} in its metadata; {_recovery(path)}")
+        if not isinstance(meta[key], kind) or isinstance(meta[key], bool):
+            raise SpecDecError(f"checkpoint {str(path)!r}: {key} is {meta[key]!r}; {_recovery(path)}")
+    return arrays, meta
 
 
-def read_checkpoint_meta(path: Path) -> dict:
-    return _read_checkpoint(path)[1]
+# What a resumed run reads from a checkpoint's meta, and its type.
+CHECKPOINT_META = {"step": int, "max_steps": int, "elapsed_s": (int, float), "tokenizer_fingerprint": str}
+
+
+def read_checkpoint_meta(path: Path, required: dict | None = None) -> dict:
+    return _read_checkpoint(path, required)[1]
 
 
 def load_checkpoint(path: Path, model, optimizer, prefix: str = "model") -> dict:
@@ -368,14 +508,35 @@ def calibrate_steps(model, cfg: TrainConfig, rows: np.ndarray, budget_s: float) 
     return max(1, int((0.97 * budget_s - reserve) / per_step))
 
 
+def guard_outputs(out, run_dir: Path, *, overwrite: bool, protect: dict) -> None:
+    """Before any work: the run folder takes files, and --out may be written (folders.check_out)."""
+    from .models.folders import check_out, check_writable
+
+    check_writable(run_dir, flag="--run-dir")
+    if out:
+        check_out(out, overwrite=overwrite, protect={"--run-dir": run_dir, **protect})
+
+
+def check_space(run_dir: Path, out, n_params: int) -> None:
+    """Room for two fp32 checkpoints (weights + two moments each) and the fp16 model, with a margin."""
+    from .models.folders import check_writable
+
+    check_writable(run_dir, 2 * 12 * n_params + 50_000_000, flag="--run-dir")
+    if out:
+        check_writable(Path(out).parent, 2 * n_params + 10_000_000, shown=out)
+
+
 def train(cfg: TrainConfig, tok=None, invocation: str | None = None) -> dict:
     """Run (or resume) one training; returns a summary dict. Writes cfg.out if set."""
     cfg.validate()
     run_dir = Path(cfg.run_dir or f"runs/{cfg.preset}")
+    guard_outputs(cfg.out, run_dir, overwrite=cfg.overwrite,
+                  protect={"--tokenizer": cfg.tokenizer, "--data-cache": cfg.data_cache})
     run_dir.mkdir(parents=True, exist_ok=True)
     ckpt_path = run_dir / CKPT
     if cfg.resume and not ckpt_path.is_file():
-        raise SpecDecError(f"--resume: no checkpoint at {ckpt_path}")
+        raise SpecDecError(f"--resume: no checkpoint at {ckpt_path}" + (
+            f"; {_recovery(ckpt_path)}" if previous_checkpoint(ckpt_path).is_file() else ""))
     if not cfg.resume and ckpt_path.is_file():
         raise SpecDecError(f"{ckpt_path} exists: pass --resume to continue it, or choose another --run-dir")
     say = (lambda *a: None) if cfg.quiet else (lambda m: print(m, flush=True))
@@ -391,7 +552,7 @@ def train(cfg: TrainConfig, tok=None, invocation: str | None = None) -> dict:
     if cfg.resume:
         # The schedule's length comes from the checkpoint so the resumed run
         # follows the learning-rate curve the interrupted one was on.
-        meta = read_checkpoint_meta(ckpt_path)
+        meta = read_checkpoint_meta(ckpt_path, CHECKPOINT_META)
         if meta["tokenizer_fingerprint"] != tok.fingerprint:
             raise SpecDecError(
                 f"--resume: checkpoint was trained with tokenizer {meta['tokenizer_fingerprint']}, "
@@ -404,6 +565,7 @@ def train(cfg: TrainConfig, tok=None, invocation: str | None = None) -> dict:
         max_steps = calibrate_steps(model, cfg, train_rows, cfg.time_budget_min * 60)
         say(f"time budget {cfg.time_budget_min:g} min -> {max_steps} steps (calibrated)")
 
+    check_space(run_dir, cfg.out, num_parameters(model))
     optimizer = make_optimizer(cfg, max_steps)
     optimizer.init(model.trainable_parameters())
     step, elapsed = 0, 0.0
@@ -453,6 +615,7 @@ def train(cfg: TrainConfig, tok=None, invocation: str | None = None) -> dict:
             loss, _ = train_step(x[:, :-1], x[:, 1:])
             mx.eval(state, loss)
             losses.append(loss.item())
+            check_finite_loss(losses[-1], step + 1, ckpt_path)
             step += 1
             now = time.perf_counter()
             elapsed = elapsed0 + now - t_start
@@ -475,7 +638,7 @@ def train(cfg: TrainConfig, tok=None, invocation: str | None = None) -> dict:
     except KeyboardInterrupt:
         progress.close()
         save_checkpoint(ckpt_path, model, optimizer, run_meta())
-        raise SpecDecError(f"interrupted at step {step}; checkpoint saved, continue with --resume") from None
+        raise InterruptedRun(f"interrupted at step {step}; checkpoint saved, continue with --resume") from None
     progress.close()
 
     model.eval()
@@ -508,7 +671,7 @@ def train(cfg: TrainConfig, tok=None, invocation: str | None = None) -> dict:
         )
         from .models.store import save_model
 
-        save_model(model, tok, cfg.out, card=card)
+        save_model(model, tok, cfg.out, card=card, overwrite=cfg.overwrite)
         (run_dir / "summary.json").write_text(json.dumps({**summary, "samples": samples}, indent=2))
         say(f"saved {cfg.out}")
         summary["samples"] = samples
@@ -539,7 +702,7 @@ def cfg_command(cfg: TrainConfig) -> str:
     parts = ["python -m mlx_specdec.train"]
     for f in fields(cfg):
         v = getattr(cfg, f.name)
-        if f.name in ("quiet", "resume") or v == default[f.name] and f.name != "preset":
+        if f.name in ("quiet", "resume", "overwrite") or v == default[f.name] and f.name != "preset":
             continue
         parts.append(f"--{f.name.replace('_', '-')} {v}")
     return " ".join(parts)
@@ -558,30 +721,50 @@ def train_ladder(cfg: TrainConfig, presets: list[str], out_root: str, explicit: 
     finished one just re-validates and re-saves) and starts fresh otherwise.
     """
     shared = Path(cfg.run_dir or "runs/ladder")
+    configs = []
+    for name in presets:  # every preset's flags and outputs are checked before the first one trains
+        over = {k: v for k, v in PRESET_DEFAULTS.get(name, {}).items() if k not in explicit}
+        run_dir = Path("runs") / name
+        c = TrainConfig(**{**asdict(cfg), **over, "preset": name, "tokenizer": None,
+                           "run_dir": str(run_dir), "data_cache": str(shared),
+                           "out": str(Path(out_root) / name),
+                           "resume": cfg.resume and (run_dir / CKPT).is_file()})
+        c.validate()
+        guard_outputs(c.out, run_dir, overwrite=c.overwrite, protect={"the ladder's shared run folder": shared})
+        configs.append(c)
     shared.mkdir(parents=True, exist_ok=True)
     base = TrainConfig(**{**asdict(cfg), "run_dir": str(shared)})
     tok = get_tokenizer(base, shared)
     results = []
-    for name in presets:
-        over = {k: v for k, v in PRESET_DEFAULTS.get(name, {}).items() if k not in explicit}
-        run_dir = Path("runs") / name
-        c = TrainConfig(**{**asdict(cfg), **over, "preset": name, "tokenizer": str(tok.path),
-                           "run_dir": str(run_dir), "data_cache": str(shared),
-                           "out": str(Path(out_root) / name),
-                           "resume": cfg.resume and (run_dir / CKPT).is_file()})
+    for c in configs:
+        c.tokenizer = str(tok.path)
         results.append(train(c, tok, invocation))
     return results
 
 
-def parse_args(argv=None):
-    p = argparse.ArgumentParser(prog="python -m mlx_specdec.train", description=__doc__.splitlines()[0])
-    for f in fields(TrainConfig):
+def add_config_flags(p, config_class) -> None:
+    """One flag per field of a trainer config; numbers must be finite, within HYPERPARAMETER_RANGES."""
+    from .cli_support import number
+
+    for f in fields(config_class):
         flag = "--" + f.name.replace("_", "-")
         if f.type in ("bool", bool):
             p.add_argument(flag, action="store_true")
-        else:
-            typ = {"int": int, "float": float}.get(str(f.type).split(" |")[0].strip(), str)
-            p.add_argument(flag, type=typ, default=None)
+            continue
+        kind = {"int": int, "float": float}.get(str(f.type).split(" |")[0].strip())
+        if kind is None:
+            p.add_argument(flag, default=None)
+            continue
+        low, high, low_open = HYPERPARAMETER_RANGES.get(f.name, (None, None, False))
+        p.add_argument(flag, type=number(kind, low=low, high=None if high == math.inf else high, low_open=low_open),
+                       default=None)
+
+
+def parse_args(argv=None):
+    from .cli_support import Parser
+
+    p = Parser(prog="python -m mlx_specdec.train", description=__doc__.splitlines()[0])
+    add_config_flags(p, TrainConfig)
     p.add_argument("--ladder", action="store_true", help="train storylm-1m then storylm-5m, one shared tokenizer")
     p.add_argument("--ladder-presets", default="storylm-1m,storylm-5m")
     p.add_argument("--evaluate", nargs="+", metavar="MODEL",
@@ -591,27 +774,29 @@ def parse_args(argv=None):
 
 
 def main(argv=None) -> int:
+    from .cli_support import run_main
+
     _, args = parse_args(argv)
     invocation = " ".join(["python -m mlx_specdec.train"] + list(sys.argv[1:] if argv is None else argv))
+    return run_main(_main, args, invocation)
+
+
+def _main(args, invocation: str) -> int:
     given = {f.name: getattr(args, f.name) for f in fields(TrainConfig)
              if getattr(args, f.name) is not None and getattr(args, f.name) is not False}
-    try:
-        if args.evaluate:
-            res = evaluate_models(args.evaluate, given.get("corpus", "bundled"), given.get("valid_stories", 2000),
-                                  given.get("seq_len", 256), given.get("data_seed", 0))
-            for r in res:
-                print(f"{r['model']}: {r['parameters']:,} parameters, valid loss {r['valid_loss']:.4f} "
-                      f"(perplexity {r['perplexity']:.3f}) on {r['targets']:,} held-out targets")
-        elif args.ladder:
-            cfg = TrainConfig(**given)
-            train_ladder(cfg, args.ladder_presets.split(","), given.get("out", "models"), set(given), invocation)
-        else:
-            name = given.get("preset", TrainConfig.preset)
-            over = {k: v for k, v in PRESET_DEFAULTS.get(name, {}).items() if k not in given}
-            train(TrainConfig(**{**over, **given}), invocation=invocation)
-    except SpecDecError as e:
-        print(f"error: {e}", file=sys.stderr)
-        return 2
+    if args.evaluate:
+        res = evaluate_models(args.evaluate, given.get("corpus", "bundled"), given.get("valid_stories", 2000),
+                              given.get("seq_len", 256), given.get("data_seed", 0))
+        for r in res:
+            print(f"{r['model']}: {r['parameters']:,} parameters, valid loss {r['valid_loss']:.4f} "
+                  f"(perplexity {r['perplexity']:.3f}) on {r['targets']:,} held-out targets")
+    elif args.ladder:
+        cfg = TrainConfig(**given)
+        train_ladder(cfg, args.ladder_presets.split(","), given.get("out", "models"), set(given), invocation)
+    else:
+        name = given.get("preset", TrainConfig.preset)
+        over = {k: v for k, v in PRESET_DEFAULTS.get(name, {}).items() if k not in given}
+        train(TrainConfig(**{**over, **given}), invocation=invocation)
     return 0
 
 

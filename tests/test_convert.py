@@ -119,7 +119,7 @@ def test_converting_again_replaces_the_folder(tmp_path):
     out = tmp_path / "m"
     convert.convert_hf_folder(FIXTURE / "drafter", out)
     (out / "stale.txt").write_text("left over")
-    convert.convert_hf_folder(FIXTURE / "drafter", out)
+    convert.convert_hf_folder(FIXTURE / "drafter", out, overwrite=True)  # a model folder, replaced when asked
     assert not (out / "stale.txt").exists()
     assert [p.name for p in tmp_path.iterdir()] == ["m"]
 

@@ -79,7 +79,7 @@ def test_save_replaces_an_existing_folder_and_leaves_no_temp(tmp_path, model, to
     save_model(model, tok, out)
     (out / "stale.txt").write_text("from an older save")
     other = build(preset("storylm-tiny", vocab_size=VOCAB), seed=4)
-    save_model(other, tok.path, out)  # a tokenizer path works too
+    save_model(other, tok.path, out, overwrite=True)  # a tokenizer path works too
     assert not (out / "stale.txt").exists()
     assert [p.name for p in tmp_path.iterdir()] == ["m"]
     loaded, _ = load_store(out)
@@ -96,7 +96,7 @@ def test_failed_save_keeps_the_previous_folder(tmp_path, model, tok, monkeypatch
 
     monkeypatch.setattr(store.mx, "save_safetensors", boom)
     with pytest.raises(OSError, match="disk full"):
-        save_model(build(preset("storylm-tiny", vocab_size=VOCAB), seed=9), tok, out)
+        save_model(build(preset("storylm-tiny", vocab_size=VOCAB), seed=9), tok, out, overwrite=True)
     assert {p.name: p.read_bytes() for p in out.iterdir()} == before
     assert [p.name for p in tmp_path.iterdir()] == ["m"]
 

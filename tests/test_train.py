@@ -190,7 +190,7 @@ def test_time_budget_stops_gracefully_then_validates_and_saves(tmp_path, tok):
     assert summary["wall_time_s"] >= 1.2
     assert (out / "model.safetensors").is_file()
     # Resuming a run whose budget is spent trains nothing more: it re-validates and re-saves.
-    again = train(TrainConfig(**{**cfg.__dict__, "resume": True}))
+    again = train(TrainConfig(**{**cfg.__dict__, "resume": True, "overwrite": True}))  # --out exists now
     assert again["steps"] == summary["steps"] and again["valid_loss"] == summary["valid_loss"]
 
 

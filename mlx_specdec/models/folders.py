@@ -18,7 +18,7 @@ import mlx_specdec  # noqa: F401  (binds OpenBLAS before mlx.core on Linux)
 import mlx.core as mx
 from mlx.utils import tree_flatten
 
-from ..errors import ModelLoadError
+from ..errors import ModelLoadError, SpecDecError
 
 
 def first_line(e: BaseException) -> str:
@@ -71,9 +71,92 @@ def compute_dtype() -> mx.Dtype:
     return mx.float16 if mx.default_device() == mx.gpu else mx.float32
 
 
-def atomic_folder(out: Path, fill: Callable[[Path], None]) -> Path:
-    """Build a folder with ``fill(tmp)`` beside `out`, fsync it, then move it into place."""
+# ---------------------------------------------------------------- writing: never over what we did not make
+
+def is_model_folder(path: Path) -> bool:
+    """A folder this toolkit (or mlx-lm, or a hub snapshot) wrote: config.json naming a model_type."""
+    path = Path(path)
+    try:
+        config = json.loads((path / "config.json").read_text())
+    except (OSError, ValueError):
+        return False
+    return isinstance(config, dict) and isinstance(config.get("model_type"), str)
+
+
+def _inside(child: Path, parent: Path) -> bool:
+    return child == parent or parent in child.parents
+
+
+def check_out(out, *, overwrite: bool = False, protect: dict | None = None, flag: str = "--out",
+              need_bytes: int = 0) -> Path:
+    """Refuse an output folder whose replacement would destroy something we did not make.
+
+    Refused: an existing file; an existing non-empty folder that is not a model
+    folder; a model folder unless `overwrite`; the working directory or any
+    folder containing it; a folder equal to or containing a path in `protect`
+    ({flag: path}, e.g. the base model or the run directory); a place we cannot
+    write or without `need_bytes` free. Returns `out` as a Path.
+    """
     out = Path(out)
+    where = out.resolve()
+    cwd = Path.cwd().resolve()
+    if _inside(cwd, where):
+        raise SpecDecError(f"{flag} {str(out)!r} is the working directory or contains it; choose a new folder")
+    for other_flag, other in (protect or {}).items():
+        if other is None:
+            continue
+        if _inside(Path(other).resolve(), where):
+            same = Path(other).resolve() == where
+            raise SpecDecError(
+                f"{flag} {str(out)!r} {'is' if same else 'contains'} {other_flag} {str(other)!r}: writing it would "
+                f"delete {other_flag}; choose another {flag}"
+            )
+    if out.is_symlink() or (out.exists() and not out.is_dir()):
+        raise SpecDecError(f"{flag} {str(out)!r} is an existing file; choose a new folder (nothing is written over it)")
+    if out.is_dir() and any(out.iterdir()):
+        if not is_model_folder(out):
+            raise SpecDecError(
+                f"{flag} {str(out)!r} exists and is not a model folder; choose a new folder "
+                "(only a model folder can be replaced, with --overwrite)"
+            )
+        if not overwrite:
+            raise SpecDecError(f"{flag} {str(out)!r} already holds a model; pass --overwrite to replace it")
+    check_writable(out.parent if not out.is_dir() else out, need_bytes, flag=flag, shown=out)
+    return out
+
+
+def check_writable(folder, need_bytes: int = 0, *, flag: str = "--out", shown=None) -> None:
+    """Before long work: `folder` (or its nearest existing ancestor) takes a file, and has room."""
+    folder = Path(folder)
+    shown = folder if shown is None else shown
+    probe_dir = folder
+    while not probe_dir.exists() and probe_dir != probe_dir.parent:
+        probe_dir = probe_dir.parent
+    if not probe_dir.is_dir():
+        raise SpecDecError(f"{flag} {str(shown)!r} cannot be created: {str(probe_dir)!r} is a file")
+    try:
+        fd, probe = tempfile.mkstemp(prefix=".write-probe-", dir=probe_dir)
+        os.close(fd)
+        os.unlink(probe)
+    except OSError as e:
+        raise SpecDecError(f"{flag} {str(shown)!r} is not writable ({e.strerror or e} in {str(probe_dir)!r})") from None
+    if need_bytes:
+        free = shutil.disk_usage(probe_dir).free
+        if free < need_bytes:
+            raise SpecDecError(
+                f"{flag} {str(shown)!r}: {free / 1e6:,.0f} MB free in {str(probe_dir)!r}, "
+                f"about {need_bytes / 1e6:,.0f} MB needed"
+            )
+
+
+def atomic_folder(out: Path, fill: Callable[[Path], None], *, overwrite: bool = False) -> Path:
+    """Build a folder with ``fill(tmp)`` beside `out`, fsync it, then move it into place.
+
+    `out` must be new, an empty folder, or (with `overwrite`) a model folder:
+    see check_out. The temp folder is removed on every failure, and a replaced
+    model folder is restored if the final move fails.
+    """
+    out = check_out(out, overwrite=overwrite)
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.tmp-", dir=out.parent))
     try:
@@ -88,11 +171,31 @@ def atomic_folder(out: Path, fill: Callable[[Path], None]) -> Path:
         old = None
         if out.exists():
             # rename cannot replace a non-empty folder: move the old one aside, then delete it.
-            old = out.parent / f".{out.name}.old-{os.getpid()}"
+            old = Path(tempfile.mkdtemp(prefix=f".{out.name}.old-", dir=out.parent))
             os.replace(out, old)
-        os.replace(tmp, out)
+        try:
+            os.replace(tmp, out)
+        except BaseException:
+            if old is not None:
+                os.replace(old, out)
+            raise
         if old is not None:
             shutil.rmtree(old, ignore_errors=True)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     return out
+
+
+def write_text_atomic(path, text: str) -> None:
+    """Replace one file's text through a temp file beside it, removed if anything fails."""
+    path = Path(path)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.tmp-", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w") as fh:
+            fh.write(text)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)

@@ -14,6 +14,7 @@ float16 on a GPU. Every way a folder can be wrong ends in a one-line
 from __future__ import annotations
 
 import json
+import math
 import os
 import shutil
 from pathlib import Path
@@ -50,12 +51,15 @@ def _as_tokenizer(tokenizer_or_path):
     return tokenizer_or_path
 
 
-def save_model(model: StoryLM, tokenizer_or_path, out_dir, card: dict | None = None) -> Path:
+def save_model(model: StoryLM, tokenizer_or_path, out_dir, card: dict | None = None, *,
+               overwrite: bool = False) -> Path:
     """Write a store folder; readers never see a half-written one.
 
     Everything goes into a sibling temp folder first, which then replaces
     `out_dir` with os.replace (the previous folder, if any, is moved aside
     first and deleted after, because rename cannot replace a non-empty folder).
+    An existing model folder is replaced only with `overwrite`; anything else
+    at `out_dir` is refused (folders.check_out).
     """
     tok = _as_tokenizer(tokenizer_or_path)
     out = Path(out_dir)
@@ -81,7 +85,7 @@ def save_model(model: StoryLM, tokenizer_or_path, out_dir, card: dict | None = N
         (tmp / CONFIG).write_text(json.dumps(config, indent=2) + "\n")
         (tmp / CARD).write_text(render_card(out.name, config, card))
 
-    return atomic_folder(out, fill)
+    return atomic_folder(out, fill, overwrite=overwrite)
 
 
 def _fmt(v: Any) -> str:
@@ -134,6 +138,46 @@ def render_card(name: str, config: dict, card: dict) -> str:
     return "\n".join(lines)
 
 
+# What a StoryLM architecture must hold: (type, lowest value). No key has a silent default.
+ARCHITECTURE_FIELDS = {
+    "vocab_size": (int, 1),
+    "dim": (int, 1),
+    "n_layers": (int, 1),
+    "n_heads": (int, 1),
+    "hidden_dim": (int, 1),
+    "max_seq_len": (int, 1),
+    "rope_theta": (float, 0.0),
+    "norm_eps": (float, 0.0),
+}
+
+
+def storylm_config(config: dict, where) -> StoryLMConfig:
+    """The StoryLM architecture of a store config.json, checked key by key.
+
+    Every field is required (a missing n_heads must not silently become 4),
+    integers must be integers >= 1, and rope_theta / norm_eps finite and > 0.
+    """
+    arch = config.get("architecture")
+    if not isinstance(arch, dict):
+        raise ModelLoadError(f"{where} has no 'architecture' object")
+    unknown = sorted(set(arch) - set(ARCHITECTURE_FIELDS))
+    if unknown:
+        raise ModelLoadError(f"{where}: unknown architecture key {unknown[0]!r}; expected {sorted(ARCHITECTURE_FIELDS)}")
+    missing = [k for k in ARCHITECTURE_FIELDS if k not in arch]
+    if missing:
+        raise ModelLoadError(f"{where}: architecture lacks required key(s) {', '.join(map(repr, missing))}")
+    for key, (kind, low) in ARCHITECTURE_FIELDS.items():
+        value = arch[key]
+        if kind is int:
+            if isinstance(value, bool) or not isinstance(value, int) or value < low:
+                raise ModelLoadError(f"{where}: architecture {key} must be an integer >= {low}, got {value!r}")
+        elif isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value <= low:
+            raise ModelLoadError(f"{where}: architecture {key} must be a finite number > {low:g}, got {value!r}")
+    if arch["dim"] % arch["n_heads"]:
+        raise ModelLoadError(f"{where}: architecture dim {arch['dim']} is not divisible by n_heads {arch['n_heads']}")
+    return StoryLMConfig.from_dict(arch)
+
+
 def load_store(path) -> tuple[StoryLM, Any]:
     """Load a store folder -> (model in eval mode with weights evaluated, tokenizer)."""
     path = Path(path)
@@ -148,13 +192,7 @@ def load_store(path) -> tuple[StoryLM, Any]:
     model_type = config.get("model_type")
     if model_type != "storylm":
         raise ModelLoadError(f"unknown model_type {model_type!r} in {path / CONFIG}; expected 'storylm'")
-    arch = config.get("architecture")
-    if not isinstance(arch, dict):
-        raise ModelLoadError(f"{path / CONFIG} has no 'architecture' object")
-    try:
-        cfg = StoryLMConfig.from_dict(arch)
-    except TypeError as e:
-        raise ModelLoadError(f"bad architecture in {path / CONFIG}: {e}") from None
+    cfg = storylm_config(config, path / CONFIG)
 
     from .tokenizer import StoryTokenizer
 
