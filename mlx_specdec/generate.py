@@ -380,8 +380,11 @@ def _parser():
     p.add_argument("--top-p", type=finite, default=None, help="nucleus sampling mass in (0, 1]")
     p.add_argument("--top-k", type=int, default=None, help="sample among the k most likely tokens")
     p.add_argument("--seed", type=int, default=None, help="random seed for sampling (any integer)")
-    p.add_argument("--strategy", default="cache", choices=["cache", "compiled", "auto", "recompute"],
-                   help="committed-state strategy (default cache: KV cache, compiled drafter steps)")
+    p.add_argument("--strategy", default="cache",
+                   choices=["cache", "replay", "refeed", "positions", "compiled", "auto", "recompute"],
+                   help="committed-state strategy (default cache: each layer's cache rolls back by its own rule, "
+                        "recurrent layers by replay; compiled drafter steps where they apply). replay, refeed and "
+                        "positions pick how recurrent layers are rebuilt")
     p.add_argument("--compare", action="store_true", help="also run plain decoding of the target and report the speedup")
     p.add_argument("--json", action="store_true", help="print one JSON record instead of streaming text")
     return p
