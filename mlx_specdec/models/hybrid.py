@@ -64,6 +64,12 @@ HYBRID_PRESETS: dict[str, dict] = {
         layer_types=["conv", "conv", "full_attention", "conv", "conv", "full_attention"],
     ),
 }
+# For tests: the same family at toy size (one conv layer, one attention layer).
+HYBRID_PRESETS["storylm-tiny-hybrid"] = dict(
+    HYBRID_PRESETS["storylm-5m-hybrid"], hidden_size=32, block_dim=32, block_ff_dim=96, num_hidden_layers=2,
+    num_attention_heads=2, num_key_value_heads=2, max_position_embeddings=128,
+    layer_types=["conv", "full_attention"],
+)
 
 DESCRIPTION = (
     "A hybrid StoryLM: mlx-lm's `{model_type}` architecture (used unmodified: mlx-lm's Model class and its "
