@@ -58,6 +58,12 @@ def _load_folder(path: Path):
     config = read_json(path / "config.json")
     check_model_config(config, path)
     model_type = config.get("model_type")
+    from .models.hybrid import is_hybrid_folder
+
+    if is_hybrid_folder(config):  # our store format around an mlx-lm hybrid (e.g. lfm2)
+        from .models.hybrid import load_hybrid
+
+        return load_hybrid(path)
     if model_type == "storylm":
         from .models.store import load_store
 

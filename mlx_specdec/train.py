@@ -43,6 +43,7 @@ import numpy as np
 from mlx.utils import tree_flatten, tree_unflatten
 
 from .errors import InterruptedRun, SpecDecError, TrainingDiverged
+from .models.hybrid import HYBRID_PRESETS, architecture, build_hybrid, context_length
 from .models.storylm import PRESETS, StoryLM, build, num_parameters, preset
 
 SAMPLE_PROMPTS = ("Once upon a time", "One day, a little", "Tom and his dog")
@@ -55,7 +56,23 @@ PRESET_DEFAULTS = {
     "storylm-1m": dict(lr=2e-3, batch_size=16, seq_len=256, warmup=50, time_budget_min=10.0),
     "storylm-5m": dict(lr=1.5e-3, batch_size=16, seq_len=256, warmup=100, time_budget_min=30.0),
     "storylm-30m": dict(lr=6e-4, batch_size=32, seq_len=256, warmup=200, time_budget_min=240.0),
+    # A hybrid (mlx-lm's lfm2) on storylm-5m's data settings, so its valid loss is comparable.
+    "storylm-5m-hybrid": dict(lr=1.5e-3, batch_size=16, seq_len=256, warmup=100, time_budget_min=25.0),
 }
+
+
+def preset_context(name: str) -> int | None:
+    """The context length of a StoryLM or hybrid preset; None for an unknown name."""
+    if name in HYBRID_PRESETS:
+        return context_length(HYBRID_PRESETS[name])
+    return PRESETS[name].max_seq_len if name in PRESETS else None
+
+
+def build_preset(name: str, vocab_size: int, seed: int):
+    """A freshly initialised model for a StoryLM or hybrid preset."""
+    if name in HYBRID_PRESETS:
+        return build_hybrid(name, vocab_size=vocab_size, seed=seed)
+    return build(preset(name, vocab_size=vocab_size), seed=seed)
 
 
 @dataclass
@@ -92,8 +109,8 @@ class TrainConfig:
 
     def validate(self) -> None:
         check_hyperparameters(self)
-        if self.preset not in PRESETS:
-            raise SpecDecError(f"unknown preset {self.preset!r}; expected one of {sorted(PRESETS)}")
+        if preset_context(self.preset) is None:
+            raise SpecDecError(f"unknown preset {self.preset!r}; expected one of {sorted({**PRESETS, **HYBRID_PRESETS})}")
         for name in ("seq_len", "batch_size", "eval_every", "ckpt_every", "log_every", "eval_rows",
                      "train_stories", "valid_stories", "vocab_size"):
             if getattr(self, name) < 1:
@@ -108,7 +125,7 @@ class TrainConfig:
             raise SpecDecError(f"--lr must be > 0, got {self.lr}")
         if self.warmup < 0:
             raise SpecDecError(f"--warmup must be >= 0, got {self.warmup}")
-        max_len = PRESETS[self.preset].max_seq_len
+        max_len = preset_context(self.preset)
         if self.seq_len > max_len:
             raise SpecDecError(f"--seq-len {self.seq_len} exceeds {self.preset}'s context of {max_len}")
         if self.tokenizer is not None and not Path(self.tokenizer).is_file():
@@ -420,12 +437,12 @@ def evaluate_models(paths, corpus: str = "bundled", n_stories: int = 2000, seq_l
     This is the ladder's yardstick: every model sees exactly the same targets,
     packed as in training, with its weights as stored (fp16-rounded).
     """
-    from .models.store import load_store
+    from .models.hybrid import load_any_store
 
     cfg = TrainConfig(corpus=corpus, data_seed=data_seed)
     rows_by_tok, results = {}, []
     for path in paths:
-        model, tok = load_store(path)
+        model, tok = load_any_store(path)
         if tok.fingerprint not in rows_by_tok:
             rows_by_tok[tok.fingerprint] = pack(encode_split(cfg, tok, "valid", n_stories), seq_len)
         rows = rows_by_tok[tok.fingerprint]
@@ -547,7 +564,7 @@ def train(cfg: TrainConfig, tok=None, invocation: str | None = None) -> dict:
     tokens_per_step = cfg.batch_size * cfg.seq_len
 
     mx.random.seed(cfg.seed)
-    model = build(preset(cfg.preset, vocab_size=tok.vocab_size), seed=cfg.seed)
+    model = build_preset(cfg.preset, tok.vocab_size, cfg.seed)
     meta = None
     if cfg.resume:
         # The schedule's length comes from the checkpoint so the resumed run
@@ -589,7 +606,7 @@ def train(cfg: TrainConfig, tok=None, invocation: str | None = None) -> dict:
     def run_meta() -> dict:
         return dict(step=step, rows_seen=step * cfg.batch_size, max_steps=max_steps, elapsed_s=elapsed,
                     seed=cfg.seed, tokenizer_fingerprint=tok.fingerprint, preset=cfg.preset,
-                    config=asdict(cfg), architecture=model.args.to_dict(), invocation=first_invocation)
+                    config=asdict(cfg), architecture=architecture(model), invocation=first_invocation)
 
     log_f = open(run_dir / "log.csv", "a", newline="")
     log = csv.DictWriter(log_f, LOG_FIELDS)
@@ -671,7 +688,12 @@ def train(cfg: TrainConfig, tok=None, invocation: str | None = None) -> dict:
         )
         from .models.store import save_model
 
-        save_model(model, tok, cfg.out, card=card, overwrite=cfg.overwrite)
+        if cfg.preset in HYBRID_PRESETS:
+            from .models.hybrid import save_hybrid
+
+            save_hybrid(model, tok, cfg.out, card=card, overwrite=cfg.overwrite)
+        else:
+            save_model(model, tok, cfg.out, card=card, overwrite=cfg.overwrite)
         (run_dir / "summary.json").write_text(json.dumps({**summary, "samples": samples}, indent=2))
         say(f"saved {cfg.out}")
         summary["samples"] = samples

@@ -96,6 +96,19 @@ def _fmt(v: Any) -> str:
     return str(v)
 
 
+def _architecture_lines(config: dict) -> list[str]:
+    arch = config["architecture"]
+    if config.get("model_type") != "storylm":  # a hybrid: mlx-lm's own architecture
+        from .hybrid import describe
+
+        return describe(arch)
+    return [
+        f"- dim {arch['dim']}, {arch['n_layers']} layers, {arch['n_heads']} heads, "
+        f"MLP hidden {arch['hidden_dim']}, vocabulary {arch['vocab_size']}, "
+        f"context {arch['max_seq_len']}",
+    ]
+
+
 def render_card(name: str, config: dict, card: dict) -> str:
     """The model card: what the model is, how it was trained, what it writes."""
     arch = config["architecture"]
@@ -112,9 +125,7 @@ def render_card(name: str, config: dict, card: dict) -> str:
         "",
         f"- parameters: {config['parameters']:,} (tied embedding counted once)",
         f"- preset: {config.get('preset')}",
-        f"- dim {arch['dim']}, {arch['n_layers']} layers, {arch['n_heads']} heads, "
-        f"MLP hidden {arch['hidden_dim']}, vocabulary {arch['vocab_size']}, "
-        f"context {arch['max_seq_len']}",
+        *_architecture_lines(config),
         f"- weights stored as {config['dtype']}; tokenizer fingerprint `{config['tokenizer_fingerprint']}`",
         "",
     ]
