@@ -129,6 +129,25 @@ def test_committed_state_equals_target_only_decoding_after_every_round(pairs, na
     assert checked >= 3 * 5
 
 
+def _built(name: str, cfg: dict, seed: int, like: str):
+    model_cls, args_cls = archs._classes(cfg)
+    mx.random.seed(seed)
+    model = model_cls(args_cls.from_dict(cfg))
+    archs._reinit(model, like, seed)
+    mx.eval(model.parameters())
+    return model
+
+
+def _plain_llama(seed: int, **overrides):
+    """llama with every layer on a plain KVCache (the sliding fixture minus its windows)."""
+    cfg = {k: v for k, v in archs.ARCHS["llama_sliding"].items() if k not in ("layer_types", "sliding_window")}
+    return _built("llama", {**cfg, **overrides}, seed, like="llama_sliding")
+
+
+def _model(name: str, seed: int):
+    return _plain_llama(seed) if name == "llama" else archs.build(name, seed=seed)
+
+
 MIXED = [
     ("llama", "mamba2"),  # a recurrent drafter for an attention target
     ("qwen3_next", "llama"),  # an attention drafter for a hybrid target
@@ -138,8 +157,12 @@ MIXED = [
 
 @pytest.mark.parametrize("target_name, drafter_name", MIXED)
 def test_mixed_pairs_equal_the_target_greedy(pairs, target_name, drafter_name):
-    target, _, oracle = pairs(target_name)
-    drafter = archs.build(drafter_name, seed=7)
+    if target_name == "llama":
+        target = _plain_llama(seed=0)
+        oracle = archs.oracle_greedy(target, PROMPT, NEW)
+    else:
+        target, _, oracle = pairs(target_name)
+    drafter = _model(drafter_name, seed=7)
     for rollback in ROLLBACKS:
         out, stats = speculative_generate(target, drafter, PROMPT, NEW, k=4, strategy=rollback)
         assert out == oracle, rollback
@@ -163,8 +186,8 @@ def test_recurrent_models_have_no_context_window_but_attention_ones_do(pairs):
     assert model_name(pairs("mamba2")[0]) == "mamba2"
 
 
-def test_unknown_cache_type_is_refused_by_name(pairs):
-    target, _, _ = pairs("llama")
+def test_unknown_cache_type_is_refused_by_name():
+    target = _plain_llama(seed=0)
 
     class Mystery(mlc._BaseCache):
         pass
@@ -180,13 +203,7 @@ def test_unknown_cache_type_is_refused_by_name(pairs):
 def _four_token_lfm2(seed: int):
     """lfm2 (short convolutions + attention) with a 4-token vocabulary, so the
     exact joint distribution of three tokens has 64 cells."""
-    cfg = dict(archs.ARCHS["lfm2"], vocab_size=4)
-    model_cls, args_cls = archs._classes(cfg)
-    mx.random.seed(seed)
-    model = model_cls(args_cls.from_dict(cfg))
-    archs._reinit(model, "lfm2", seed)
-    mx.eval(model.parameters())
-    return model
+    return _built("lfm2", dict(archs.ARCHS["lfm2"], vocab_size=4), seed, like="lfm2")
 
 
 def test_sampled_loop_keeps_a_hybrid_targets_distribution():
@@ -217,3 +234,19 @@ def test_sampled_loop_keeps_a_hybrid_targets_distribution():
     stat, critical = chi_square_test(samples, joint)
     assert stat < critical
     assert 0 < accepted < drafted
+
+
+def test_quantized_kv_cache_rolls_back_exactly():
+    """QuantizedKVCache (what mlx-lm's --kv-bits makes): greedy equals mlx-lm's
+    greedy over the same quantized cache, for every rollback and k."""
+    target = _plain_llama(seed=0, num_attention_heads=2, num_key_value_heads=1)  # head_dim 32: one group
+    target.make_cache = lambda: [mlc.QuantizedKVCache(group_size=32, bits=8) for _ in target.layers]
+    drafter = archs.build("mamba2", seed=3)
+    oracle = archs.oracle_greedy(target, PROMPT, NEW)
+    plain_cache = mlc.make_prompt_cache(target)
+    assert isinstance(plain_cache[0], mlc.QuantizedKVCache)
+    assert greedy_generate(target, PROMPT, NEW) == oracle
+    for rollback in ROLLBACKS:
+        for k in (1, 4, 8):
+            out, stats = speculative_generate(target, drafter, PROMPT, NEW, k=k, strategy=rollback)
+            assert out == oracle, (rollback, k)
