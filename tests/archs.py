@@ -1,0 +1,538 @@
+"""Tiny random mlx-lm models for every architecture whose cache is not plain KVCache.
+
+A plain module (not a test file): test and survey code imports it.
+
+    ARCHS[name]          kwargs for the arch's ``ModelArgs.from_dict`` (with "model_type")
+    EXPECTED_KINDS[name] class names make_prompt_cache(model) yields (CacheList recursed)
+    UNSUPPORTED[name]    why an architecture is not covered
+    build(name, seed)    a deterministic fp32 model with non-degenerate greedy output
+    drafter_of(model)    same architecture, target weights plus small relative noise
+    cache_kinds(model)   class names of make_prompt_cache(model), CacheList recursed
+    oracle_greedy(model, prompt_ids, n)   mlx-lm's own greedy (generate_step + argmax)
+    caller_map(model)    which module receives each top-level cache object
+
+Windows are WINDOW (8) tokens and chunks CHUNK (8) so a 40-60 token generation runs
+far past every window.  Hybrid models carry at least one layer of each kind.
+"""
+
+from __future__ import annotations
+
+import mlx_specdec  # noqa: F401  (must come before mlx.core: binds OpenBLAS on Linux)
+
+import copy
+import math
+
+import mlx.core as mx
+import mlx.nn as nn
+from mlx.utils import tree_flatten, tree_unflatten
+
+WINDOW = 8
+CHUNK = 8
+VOCAB = 256
+H = 64  # hidden size
+GAIN = 2.0  # default scale on non-embedding matrices (see _reinit)
+
+# ---------------------------------------------------------------------------
+# Registry
+# ---------------------------------------------------------------------------
+
+ARCHS: dict[str, dict] = {}
+EXPECTED_KINDS: dict[str, set[str]] = {}
+# Per-arch knobs for build(): "init" (weight re-init gain), "noise" (drafter noise).
+KNOBS: dict[str, dict] = {}
+
+
+def _reg(name: str, kinds: set[str], cfg: dict, **knobs) -> None:
+    ARCHS[name] = cfg
+    EXPECTED_KINDS[name] = set(kinds)
+    if knobs:
+        KNOBS[name] = knobs
+
+
+KV, ROT, ARR, CL, CHK = "KVCache", "RotatingKVCache", "ArraysCache", "CacheList", "ChunkedKVCache"
+SW, FA = "sliding_attention", "full_attention"
+
+# --- sliding-window attention families -------------------------------------
+
+_reg("llama_sliding", {KV, ROT}, dict(
+    model_type="llama", hidden_size=H, num_hidden_layers=3, intermediate_size=128,
+    num_attention_heads=4, num_key_value_heads=2, rms_norm_eps=1e-5, vocab_size=VOCAB,
+    layer_types=[SW, FA, SW], sliding_window=WINDOW, tie_word_embeddings=False,
+))
+
+_reg("ministral3", {KV, ROT}, dict(
+    model_type="ministral3", hidden_size=H, num_hidden_layers=3, intermediate_size=128,
+    num_attention_heads=4, num_key_value_heads=2, head_dim=16, rms_norm_eps=1e-5,
+    vocab_size=VOCAB, max_position_embeddings=4096,
+    rope_parameters={"rope_theta": 10000.0, "rope_type": "default",
+                     "llama_4_scaling_beta": 0.1, "original_max_position_embeddings": 4096},
+    layer_types=[SW, FA, SW], sliding_window=WINDOW, tie_word_embeddings=False,
+))
+
+_reg("gemma3_text", {KV, ROT}, dict(
+    model_type="gemma3_text", hidden_size=H, num_hidden_layers=3, intermediate_size=128,
+    num_attention_heads=4, num_key_value_heads=2, head_dim=16, vocab_size=VOCAB,
+    query_pre_attn_scalar=16, sliding_window=WINDOW, sliding_window_pattern=2,
+))
+
+_reg("cohere2", {KV, ROT}, dict(
+    model_type="cohere2", hidden_size=H, head_dim=16, num_hidden_layers=3,
+    intermediate_size=128, num_attention_heads=4, num_key_value_heads=2, vocab_size=VOCAB,
+    logit_scale=1.0, sliding_window=WINDOW, sliding_window_pattern=2,
+), gain=3.0)
+
+_reg("exaone4", {KV, ROT}, dict(
+    model_type="exaone4", hidden_size=H, num_hidden_layers=3, intermediate_size=128,
+    num_attention_heads=4, rms_norm_eps=1e-5, vocab_size=VOCAB, num_key_value_heads=2,
+    max_position_embeddings=4096, rope_theta=10000.0, head_dim=16,
+    tie_word_embeddings=False, rope_scaling=None, sliding_window=WINDOW,
+    sliding_window_pattern="LLG",
+))
+
+_reg("olmo3", {KV, ROT}, dict(
+    model_type="olmo3", hidden_size=H, num_hidden_layers=3, intermediate_size=128,
+    num_attention_heads=4, num_key_value_heads=2, rms_norm_eps=1e-6, vocab_size=VOCAB,
+    max_position_embeddings=4096, sliding_window=WINDOW, rope_theta=10000.0,
+    layer_types=[SW, FA, SW],
+))
+
+_reg("mellum", {KV, ROT}, dict(
+    model_type="mellum", hidden_size=H, num_hidden_layers=3, intermediate_size=128,
+    num_attention_heads=4, num_experts=4, num_experts_per_tok=2, moe_intermediate_size=64,
+    rms_norm_eps=1e-6, vocab_size=VOCAB, num_key_value_heads=2, head_dim=16,
+    tie_word_embeddings=False, max_position_embeddings=4096, norm_topk_prob=True,
+    sliding_window=WINDOW, layer_types=[SW, FA, SW],
+    rope_parameters={SW: {"rope_theta": 10000.0, "rope_type": "default"},
+                     FA: {"rope_theta": 100000.0, "rope_type": "default"}},
+))
+
+_reg("spark2_5", {KV, ROT}, dict(
+    model_type="spark2_5", hidden_size=H, intermediate_size=128, num_hidden_layers=3,
+    num_attention_heads=4, num_key_value_heads=2, head_dim=16, vocab_size=VOCAB,
+    sliding_window=WINDOW, layer_types=[SW, FA, SW], tie_word_embeddings=False,
+    rope_parameters={SW: {"rope_theta": 10000.0}, FA: {"rope_theta": 100000.0}},
+))
+
+_reg("exaone_moe", {KV, ROT}, dict(
+    model_type="exaone_moe", vocab_size=VOCAB, hidden_size=H, intermediate_size=128,
+    moe_intermediate_size=32, num_hidden_layers=3, num_attention_heads=4,
+    num_key_value_heads=2, head_dim=16, num_experts=4, num_experts_per_tok=2,
+    num_shared_experts=1, rms_norm_eps=1e-5, max_position_embeddings=4096,
+    sliding_window=WINDOW, layer_types=[SW, FA, SW], is_moe_layer=[False, True, True],
+))
+
+_reg("muse_glimmer", {KV, ROT}, dict(
+    model_type="muse_glimmer", hidden_size=H, num_hidden_layers=3, intermediate_size=128,
+    num_attention_heads=4, num_key_value_heads=2, head_dim=16, vocab_size=VOCAB,
+    sliding_window=WINDOW, layer_types=[SW, FA, SW], max_position_embeddings=4096,
+))
+
+_reg("step3p5", {KV, ROT}, dict(
+    model_type="step3p5", hidden_size=H, num_hidden_layers=3, vocab_size=VOCAB,
+    num_attention_heads=4, num_attention_groups=2, head_dim=16, intermediate_size=128,
+    sliding_window=WINDOW, layer_types=[SW, FA, SW], moe_num_experts=4, moe_top_k=2,
+    moe_intermediate_size=32, share_expert_dim=32, max_position_embeddings=4096,
+    attention_other_setting={"num_attention_heads": 2, "num_attention_groups": 1},
+))
+
+_reg("afmoe", {KV, ROT}, dict(
+    model_type="afmoe", layer_types=[SW, FA, SW], vocab_size=VOCAB, hidden_size=H,
+    intermediate_size=128, moe_intermediate_size=32, num_hidden_layers=3,
+    num_attention_heads=4, num_key_value_heads=2, head_dim=16, max_position_embeddings=4096,
+    num_experts=4, num_experts_per_tok=2, num_shared_experts=1, num_dense_layers=1,
+    sliding_window=WINDOW,
+))
+
+_reg("laguna", {KV, ROT}, dict(
+    model_type="laguna", vocab_size=VOCAB, hidden_size=H, intermediate_size=128,
+    num_hidden_layers=3, num_attention_heads=4, num_key_value_heads=2, head_dim=16,
+    max_position_embeddings=4096, sliding_window=WINDOW, layer_types=[SW, FA, SW],
+    num_attention_heads_per_layer=[4, 2, 4], num_experts=4, num_experts_per_tok=2,
+    moe_intermediate_size=32, shared_expert_intermediate_size=32,
+))
+
+_reg("gpt_oss", {KV, ROT}, dict(
+    model_type="gpt_oss", num_hidden_layers=3, num_local_experts=4, num_experts_per_tok=2,
+    vocab_size=VOCAB, hidden_size=H, intermediate_size=64, head_dim=16,
+    num_attention_heads=4, num_key_value_heads=2, sliding_window=WINDOW,
+    layer_types=[SW, FA, SW],
+))
+
+_reg("mimo_v2_flash", {KV, ROT}, dict(
+    model_type="mimo_v2_flash", num_experts_per_tok=2, hybrid_layer_pattern=[1, 0, 1],
+    moe_layer_freq=[0, 1, 1], add_swa_attention_sink_bias=True,
+    add_full_attention_sink_bias=False, sliding_window_size=WINDOW, vocab_size=VOCAB,
+    hidden_size=H, intermediate_size=128, moe_intermediate_size=32, num_hidden_layers=3,
+    num_attention_heads=4, num_key_value_heads=2, n_shared_experts=None, n_routed_experts=4,
+    routed_scaling_factor=1.0, topk_method="noaux_tc", scoring_func="sigmoid",
+    norm_topk_prob=True, n_group=1, topk_group=1, max_position_embeddings=4096,
+    layernorm_epsilon=1e-5, rope_theta=10000.0, swa_rope_theta=10000.0,
+    swa_num_attention_heads=4, swa_num_key_value_heads=2, head_dim=16, v_head_dim=16,
+    swa_head_dim=16, swa_v_head_dim=16, partial_rotary_factor=0.5,
+))
+
+_reg("plamo3", {KV, ROT}, dict(
+    model_type="plamo3", hidden_size=H, num_hidden_layers=4, num_attention_heads=4,
+    num_key_value_heads=2, head_dim=16, max_position_embeddings=4096, window_size=WINDOW,
+    sliding_window_pattern=2, intermediate_size=128, vocab_size=VOCAB,
+    tie_word_embeddings=False,
+))
+
+_reg("gear", {KV, ROT, ARR}, dict(
+    model_type="gear", vocab_size=VOCAB, hidden_size=H, intermediate_size=128,
+    num_hidden_layers=3, num_attention_heads=4, num_key_value_heads=2, head_dim=16,
+    rms_norm_eps=1e-6, layer_types=["conv_mixer", SW, FA], sliding_window=WINDOW,
+    max_position_embeddings=4096, tie_word_embeddings=False,
+))
+
+_reg("gemma4_text", {KV, ROT}, dict(
+    model_type="gemma4_text", hidden_size=H, num_hidden_layers=4, intermediate_size=128,
+    num_attention_heads=4, head_dim=16, global_head_dim=32, vocab_size=VOCAB,
+    vocab_size_per_layer_input=VOCAB, num_key_value_heads=2, num_kv_shared_layers=2,
+    hidden_size_per_layer_input=16, sliding_window=WINDOW, layer_types=[SW, FA, SW, FA],
+    max_position_embeddings=4096, tie_word_embeddings=False,
+))
+
+_reg("gemma3n", {KV, ROT}, dict(
+    model_type="gemma3n", text_config=dict(
+        model_type="gemma3n_text", hidden_size=H, num_hidden_layers=4,
+        intermediate_size=128, num_attention_heads=4, head_dim=16, rms_norm_eps=1e-6,
+        vocab_size=VOCAB, num_key_value_heads=2, num_kv_shared_layers=2,
+        vocab_size_per_layer_input=VOCAB, sliding_window=WINDOW,
+        max_position_embeddings=4096, rope_local_base_freq=10000.0, rope_theta=1000000.0,
+        final_logit_softcapping=30.0, layer_types=[SW, FA, SW, FA],
+        activation_sparsity_pattern=[0.95, 0.0, 0.0, 0.0], hidden_size_per_layer_input=16,
+        altup_num_inputs=4, altup_coef_clip=120.0, altup_correct_scale=True,
+        altup_active_idx=0, laurel_rank=8,
+    ),
+))
+
+_reg("iquestloopcoder", {KV, ROT}, dict(
+    model_type="iquestloopcoder", hidden_size=H, num_hidden_layers=2, intermediate_size=128,
+    num_attention_heads=4, rms_norm_eps=1e-5, vocab_size=VOCAB, head_dim=16,
+    num_key_value_heads=2, loop_num=2, loop_window_size=WINDOW,
+))
+
+_reg("muse_spark", {KV, ROT}, dict(
+    model_type="muse_spark", text_config=dict(
+        hidden_size=H, num_attention_heads=4, num_key_value_heads=2, head_dim=16,
+        num_hidden_layers=3, vocab_size=VOCAB, rms_norm_eps=1e-5, post_norm_eps=1e-8,
+        rope_parameters={"rope_theta": 10000.0}, layer_rope_theta=[10000.0, 0, 10000.0],
+        layer_types=[SW, FA, SW], sliding_window=WINDOW, final_logit_softcapping=30.0,
+        output_multiplier=1.0, num_local_experts=4, num_experts_per_tok=2,
+        moe_hidden_size=32, moe_intermediate_size=32,
+    ),
+))
+
+# --- recurrent / state-space / hybrid families ------------------------------
+
+_reg("mamba", {ARR}, dict(
+    model_type="mamba", vocab_size=VOCAB, hidden_size=H, intermediate_size=128,
+    state_size=16, num_hidden_layers=2, conv_kernel=4, use_bias=False, use_conv_bias=True,
+    time_step_rank=4, tie_word_embeddings=False,
+))
+
+_reg("mamba2", {ARR}, dict(
+    model_type="mamba2", num_heads=4, head_dim=32, vocab_size=VOCAB, hidden_size=H,
+    intermediate_size=128, state_size=16, num_hidden_layers=2, layer_norm_epsilon=1e-5,
+    conv_kernel=4, n_groups=1, use_bias=False, use_conv_bias=True,
+    tie_word_embeddings=False, time_step_limit=(0.0, float("inf")), time_step_rank=4,
+))
+
+_reg("jamba", {KV, ARR}, dict(
+    model_type="jamba", hidden_size=H, intermediate_size=128, num_hidden_layers=3,
+    num_attention_heads=4, num_key_value_heads=2, attn_layer_offset=1, attn_layer_period=2,
+    expert_layer_offset=1, expert_layer_period=2, mamba_d_conv=4, mamba_d_state=16,
+    mamba_expand=2, num_experts=4, num_experts_per_tok=2, rms_norm_eps=1e-6,
+    max_position_embeddings=4096, vocab_size=VOCAB, tie_word_embeddings=False,
+))
+
+_reg("falcon_h1", {CL, KV, ARR}, dict(
+    model_type="falcon_h1", head_dim=16, hidden_size=H, intermediate_size=128,
+    mamba_chunk_size=8, mamba_d_conv=4, mamba_d_head=32, mamba_d_ssm=128,
+    mamba_d_state=16, mamba_expand=2, mamba_n_groups=1, mamba_n_heads=4,
+    max_position_embeddings=4096, num_attention_heads=4, num_hidden_layers=2,
+    num_key_value_heads=2, rope_theta=10000.0, vocab_size=VOCAB, tie_word_embeddings=False,
+))
+
+_reg("granitemoehybrid", {KV, ARR}, dict(
+    model_type="granitemoehybrid", vocab_size=VOCAB, hidden_size=H, intermediate_size=32,
+    num_hidden_layers=3, max_position_embeddings=4096, num_attention_heads=4,
+    num_key_value_heads=2, attention_bias=False, embedding_multiplier=1.0,
+    attention_multiplier=0.25, logits_scaling=1.0, residual_multiplier=1.0,
+    layer_types=["mamba", "attention", "mamba"], rms_norm_eps=1e-6, num_local_experts=4,
+    num_experts_per_tok=2, shared_intermediate_size=64, mamba_n_heads=4, mamba_d_head=32,
+    mamba_proj_bias=False, mamba_d_state=16, mamba_d_conv=4, mamba_n_groups=1,
+    mamba_conv_bias=True, tie_word_embeddings=False,
+))
+
+_reg("nemotron_h", {KV, ARR}, dict(
+    model_type="nemotron_h", vocab_size=VOCAB, hidden_size=H, intermediate_size=128,
+    max_position_embeddings=4096, num_attention_heads=4, num_key_value_heads=2, head_dim=16,
+    attention_bias=False, mamba_num_heads=4, mamba_head_dim=32, mamba_proj_bias=False,
+    ssm_state_size=16, conv_kernel=4, n_groups=1, mlp_bias=False, layer_norm_epsilon=1e-5,
+    use_bias=False, use_conv_bias=True, hybrid_override_pattern=["M", "*", "-", "M", "E"],
+    num_hidden_layers=5, moe_intermediate_size=32, moe_shared_expert_intermediate_size=32,
+    n_group=1, n_routed_experts=4, n_shared_experts=1, topk_group=1, num_experts_per_tok=2,
+    norm_topk_prob=True, routed_scaling_factor=1.0,
+))
+
+_reg("plamo2", {KV, ARR}, dict(
+    model_type="plamo2", hidden_size=H, num_hidden_layers=2, num_attention_heads=4,
+    num_key_value_heads=2, hidden_size_per_head=16, max_position_embeddings=4096,
+    attention_window_size=WINDOW, mamba_d_state=16, mamba_d_conv=4, mamba_num_heads=4,
+    mamba_step=2, mamba_chunk_size=8, intermediate_size=128, vocab_size=VOCAB,
+    tie_word_embeddings=False,
+))
+
+_reg("recurrent_gemma", {ROT, ARR}, dict(
+    model_type="recurrent_gemma", attention_bias=False, conv1d_width=4, hidden_size=H,
+    intermediate_size=128, logits_soft_cap=30.0, num_attention_heads=4,
+    num_hidden_layers=3, num_key_value_heads=1, rms_norm_eps=1e-6, rope_theta=10000.0,
+    attention_window_size=WINDOW, vocab_size=VOCAB,
+    block_types=["recurrent", "attention", "recurrent"],
+))
+
+_reg("rwkv7", {ARR}, dict(
+    model_type="rwkv7", vocab_size=VOCAB, hidden_size=H, intermediate_size=128,
+    norm_eps=1e-5, head_dim=16, num_hidden_layers=2, a_low_rank_dim=8, v_low_rank_dim=8,
+    gate_low_rank_dim=8, decay_low_rank_dim=8,
+))
+
+_reg("lfm2", {KV, ARR}, dict(
+    model_type="lfm2", vocab_size=VOCAB, hidden_size=H, num_hidden_layers=3,
+    num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=4096,
+    norm_eps=1e-5, conv_bias=False, conv_L_cache=3, block_dim=H, block_multiple_of=16,
+    block_ffn_dim_multiplier=1.0, block_auto_adjust_ff_dim=False, block_ff_dim=128,
+    full_attn_idxs=[1],
+))
+
+_reg("lfm2_moe", {KV, ARR}, dict(
+    model_type="lfm2_moe", vocab_size=VOCAB, hidden_size=H, intermediate_size=128,
+    moe_intermediate_size=32, num_hidden_layers=3, num_experts=4, num_experts_per_tok=2,
+    norm_topk_prob=True, num_attention_heads=4, num_key_value_heads=2,
+    max_position_embeddings=4096, use_expert_bias=True, num_dense_layers=1, norm_eps=1e-5,
+    conv_bias=False, conv_L_cache=3, full_attn_idxs=[1],
+))
+
+_QWEN_LINEAR = dict(
+    hidden_size=H, num_hidden_layers=3, intermediate_size=128, num_attention_heads=4,
+    num_key_value_heads=2, head_dim=16, rms_norm_eps=1e-6, vocab_size=VOCAB,
+    max_position_embeddings=4096, linear_num_value_heads=4, linear_num_key_heads=2,
+    linear_key_head_dim=16, linear_value_head_dim=16, linear_conv_kernel_dim=4,
+    full_attention_interval=2, tie_word_embeddings=False,
+)
+
+_reg("qwen3_next", {KV, ARR}, dict(
+    _QWEN_LINEAR, model_type="qwen3_next", num_experts=4, num_experts_per_tok=2,
+    decoder_sparse_step=1, shared_expert_intermediate_size=32, mlp_only_layers=[],
+    moe_intermediate_size=32, rope_theta=10000.0, partial_rotary_factor=0.25,
+))
+
+_reg("qwen3_5", {KV, ARR}, dict(
+    model_type="qwen3_5", text_config=dict(
+        _QWEN_LINEAR, model_type="qwen3_5_text",
+        rope_parameters={"type": "default", "rope_theta": 10000.0,
+                         "partial_rotary_factor": 0.25},
+    ),
+))
+
+_reg("qwen3_5_moe", {KV, ARR}, dict(
+    model_type="qwen3_5_moe", text_config=dict(
+        _QWEN_LINEAR, model_type="qwen3_5_moe_text", num_experts=4, num_experts_per_tok=2,
+        decoder_sparse_step=1, shared_expert_intermediate_size=32, moe_intermediate_size=32,
+        rope_parameters={"type": "default", "rope_theta": 10000.0,
+                         "partial_rotary_factor": 0.25},
+    ),
+))
+
+# ---------------------------------------------------------------------------
+# END OF REGISTRY
+# ---------------------------------------------------------------------------
+
+UNSUPPORTED: dict[str, str] = {}
+
+
+def _classes(cfg: dict):
+    from mlx_lm.utils import _get_classes
+
+    return _get_classes(cfg)
+
+
+def _float(a) -> bool:
+    return isinstance(a, mx.array) and mx.issubdtype(a.dtype, mx.floating)
+
+
+def _is_embedding(path: str) -> bool:
+    return any(s in path for s in ("embed", "wte", "word_embeddings", "emb."))
+
+
+def _reinit(model: nn.Module, name: str, seed: int) -> None:
+    """Make weights deterministic, fp32 and lively.
+
+    Construction already ran under ``mx.random.seed(seed)``.  On top of that:
+    every parameter mlx-lm initialises to a constant (zero biases and routers,
+    ones in norms, zero-initialised gates) gets seeded noise so no path is a
+    no-op, and matrices are scaled by a per-arch gain so greedy continuations
+    depend on context instead of collapsing to one repeated token.
+    """
+    knobs = KNOBS.get(name, {})
+    gain = knobs.get("gain", GAIN)
+    embed_gain = knobs.get("embed_gain", 1.0)
+    keep = tuple(knobs.get("keep", ()))
+    key = mx.random.key(seed + 7919)
+    flat = tree_flatten(model.parameters())
+    keys = mx.random.split(key, max(len(flat), 1))
+    new = []
+    for (k, p), kk in zip(flat, keys):
+        if not _float(p):
+            new.append((k, p))
+            continue
+        p = p.astype(mx.float32)
+        if any(s in k for s in keep) or p.size == 0:
+            new.append((k, p))
+            continue
+        lo, hi = mx.min(p).item(), mx.max(p).item()
+        if p.ndim >= 2:
+            if lo == hi:  # constant-initialised matrix: give it a real init
+                p = mx.random.normal(p.shape, key=kk) / math.sqrt(p.shape[-1])
+            p = p * (embed_gain if _is_embedding(k) else gain)
+        elif lo == hi:
+            base = abs(lo) if lo != 0 else 1.0
+            p = p + 0.1 * base * mx.random.normal(p.shape, key=kk)
+        new.append((k, p))
+    model.update(tree_unflatten(new))
+
+
+def build(name: str, seed: int = 0) -> nn.Module:
+    """A tiny, deterministic, fp32 random model of architecture ``name``."""
+    if name not in ARCHS:
+        raise KeyError(f"unknown arch {name!r} (unsupported: {UNSUPPORTED.get(name)})")
+    cfg = copy.deepcopy(ARCHS[name])
+    Model, Args = _classes(cfg)
+    mx.random.seed(seed)
+    model = Model(Args.from_dict(cfg))
+    _reinit(model, name, seed)
+    model.eval()
+    mx.eval(model.parameters())
+    object.__setattr__(model, "_arch_name", name)
+    object.__setattr__(model, "_arch_seed", seed)
+    return model
+
+
+def arch_name(model: nn.Module) -> str:
+    return object.__getattribute__(model, "_arch_name")
+
+
+def drafter_of(model: nn.Module, noise: float | None = None, seed: int = 1) -> nn.Module:
+    """Same architecture; every float weight is the target's plus N(0, noise * rms)."""
+    name = arch_name(model)
+    if noise is None:
+        noise = KNOBS.get(name, {}).get("noise", 0.05)
+    draft = build(name, seed=object.__getattribute__(model, "_arch_seed"))
+    flat = tree_flatten(model.parameters())
+    keys = mx.random.split(mx.random.key(seed), max(len(flat), 1))
+    new = []
+    for (k, p), kk in zip(flat, keys):
+        if _float(p) and p.size:
+            rms = mx.sqrt(mx.mean(p * p))
+            p = p + noise * rms * mx.random.normal(p.shape, key=kk)
+        new.append((k, p))
+    draft.update(tree_unflatten(new))
+    mx.eval(draft.parameters())
+    return draft
+
+
+def _kinds(c, out: set) -> None:
+    from mlx_lm.models.cache import CacheList
+
+    out.add(type(c).__name__)
+    if isinstance(c, CacheList):
+        for sub in c.caches:
+            _kinds(sub, out)
+
+
+def cache_kinds(model: nn.Module) -> set[str]:
+    from mlx_lm.models.cache import make_prompt_cache
+
+    out: set[str] = set()
+    for c in make_prompt_cache(model):
+        _kinds(c, out)
+    return out
+
+
+def oracle_greedy(model: nn.Module, prompt_ids, n: int, **gen_kwargs) -> list[int]:
+    """mlx-lm's own greedy continuation: ``generate_step`` with an argmax sampler.
+
+    Extra keyword arguments go to ``generate_step`` (e.g. ``kv_bits=8,
+    kv_group_size=16, quantized_kv_start=0`` for QuantizedKVCache layers).
+    """
+    from mlx_lm.generate import generate_step
+
+    prompt = mx.array(list(prompt_ids), dtype=mx.int32)
+    out = []
+    gen = generate_step(
+        prompt, model, max_tokens=n, sampler=lambda x: mx.argmax(x, axis=-1), **gen_kwargs
+    )
+    for tok, _ in gen:
+        out.append(int(tok))
+    return out
+
+
+def caller_map(model: nn.Module, prompt_ids=(1, 2, 3, 4, 5), steps: int = 2) -> list[list[str]]:
+    """For each top-level cache index, the module paths that receive that cache
+    object (by identity) as a direct call argument, outermost first.
+
+    Runs a short prefill plus ``steps`` decode steps with every module class's
+    ``__call__`` temporarily wrapped.  Empty list: the object is never passed
+    to a module's ``__call__`` (e.g. used by the Model's own code).
+    """
+    from mlx_lm.models.cache import make_prompt_cache
+
+    cache = make_prompt_cache(model)
+    index = {id(c): i for i, c in enumerate(cache)}
+    paths = {id(m): (p or "<model>") for p, m in model.named_modules()}
+    seen: list[list[str]] = [[] for _ in cache]
+    classes = {type(m) for _, m in model.named_modules()}
+    patched = []
+
+    def record(self, args, kwargs):
+        vals = list(args) + list(kwargs.values())
+        for v in vals:
+            i = index.get(id(v))
+            if i is not None:
+                p = paths.get(id(self), type(self).__name__)
+                if p not in seen[i]:
+                    seen[i].append(p)
+            elif isinstance(v, (list, tuple)) and 0 < len(v) < len(cache):
+                for e in v:
+                    i = index.get(id(e))
+                    if i is not None:
+                        p = paths.get(id(self), type(self).__name__) + " (in a tuple)"
+                        if p not in seen[i]:
+                            seen[i].append(p)
+
+    for cls in classes:
+        orig = cls.__call__
+        own = "__call__" in cls.__dict__
+
+        def wrapper(self, *args, __orig=orig, **kwargs):
+            record(self, args, kwargs)
+            return __orig(self, *args, **kwargs)
+
+        cls.__call__ = wrapper
+        patched.append((cls, orig, own))
+    try:
+        x = mx.array([list(prompt_ids)], dtype=mx.int32)
+        logits = model(x, cache=cache)
+        for _ in range(steps):
+            tok = mx.argmax(logits[:, -1:], axis=-1).astype(mx.int32)
+            logits = model(tok, cache=cache)
+        mx.eval(logits)
+    finally:
+        for cls, orig, own in patched:
+            if own:
+                cls.__call__ = orig
+            else:
+                del cls.__call__
+    return seen
