@@ -346,6 +346,180 @@ _reg("qwen3_5_moe", {KV, ARR}, dict(
     ),
 ))
 
+_reg("kimi_linear", {KV, ARR}, dict(
+    model_type="kimi_linear", vocab_size=VOCAB, hidden_size=H, num_hidden_layers=3,
+    num_attention_heads=4, num_key_value_heads=4, intermediate_size=128, head_dim=16,
+    rope_theta=10000.0, rms_norm_eps=1e-5, model_max_length=4096,
+    linear_attn_config={"kda_layers": [1, 3], "num_heads": 4, "head_dim": 16,
+                        "short_conv_kernel_size": 4},
+    num_experts=4, moe_intermediate_size=32, kv_lora_rank=32, qk_nope_head_dim=16,
+    qk_rope_head_dim=8, v_head_dim=16, mla_use_nope=True, num_experts_per_token=2,
+    num_shared_experts=1, first_k_dense_replace=1,
+))
+
+_reg("kimi_k3", {KV, ARR}, dict(
+    model_type="kimi_k3", text_config=dict(
+        vocab_size=VOCAB, hidden_size=H, num_hidden_layers=3, num_attention_heads=4,
+        num_key_value_heads=4, intermediate_size=128, max_position_embeddings=4096,
+        linear_attn_config={"kda_layers": [1, 3], "num_heads": 4, "head_dim": 16,
+                            "short_conv_kernel_size": 4},
+        q_lora_rank=32, kv_lora_rank=32, qk_nope_head_dim=16, qk_rope_head_dim=8,
+        v_head_dim=16, num_experts=4, num_experts_per_token=2, num_shared_experts=1,
+        moe_intermediate_size=32, first_k_dense_replace=1, attn_res_block_size=2,
+    ),
+))
+
+_reg("olmo_hybrid", {KV, ARR}, dict(
+    model_type="olmo_hybrid", hidden_size=H, intermediate_size=128, num_hidden_layers=3,
+    num_attention_heads=4, num_key_value_heads=2, rms_norm_eps=1e-6, vocab_size=VOCAB,
+    max_position_embeddings=4096, linear_num_key_heads=2, linear_num_value_heads=4,
+    linear_key_head_dim=16, linear_value_head_dim=16, linear_conv_kernel_dim=4,
+    linear_allow_neg_eigval=True, tie_word_embeddings=False, attention_bias=False,
+    layer_types=["linear_attention", FA, "linear_attention"],
+))
+
+_BAILING_MOE = dict(
+    hidden_size=H, intermediate_size=128, moe_intermediate_size=32, num_hidden_layers=3,
+    num_attention_heads=4, num_key_value_heads=2, num_experts=4, num_experts_per_tok=2,
+    num_shared_experts=1, n_group=1, topk_group=1, first_k_dense_replace=1,
+    layer_group_size=2, vocab_size=VOCAB, rms_norm_eps=1e-6, rope_theta=10000.0,
+    max_position_embeddings=4096, routed_scaling_factor=1.0, head_dim=16,
+)
+
+_reg("bailing_moe_linear", {KV, ARR}, dict(
+    _BAILING_MOE, model_type="bailing_moe_linear", group_norm_size=1, norm_topk_prob=True,
+))
+
+_reg("bailing_hybrid", {KV, ARR}, dict(
+    _BAILING_MOE, model_type="bailing_hybrid", group_norm_size=1, kv_lora_rank=32,
+    qk_rope_head_dim=8, qk_nope_head_dim=16, v_head_dim=16, q_lora_rank=32,
+))
+
+_reg("bailing_moe_v3", {KV, ARR}, dict(
+    _BAILING_MOE, model_type="bailing_moe_v3", moe_shared_expert_intermediate_size=32,
+    q_lora_rank=32, kv_lora_rank=32, qk_nope_head_dim=16, qk_rope_head_dim=8,
+    v_head_dim=16, short_conv_kernel_size=4,
+))
+
+_reg("baichuan_m1", {CL, KV, ROT, ARR}, dict(
+    model_type="baichuan_m1", vocab_size=VOCAB, hidden_size=H, intermediate_size=128,
+    num_hidden_layers=3, num_attention_heads=4, num_key_value_heads=2, rope_theta=10000.0,
+    sliding_window=WINDOW, sliding_window_layers=[0, 2], conv_window=2, rms_norm_eps=1e-6,
+    num_swa_attention_heads=4, num_swa_key_value_heads=2,
+))
+
+# --- chunked / sparse-indexer / multi-cache-per-layer families --------------
+
+_reg("llama4", {KV, CHK}, dict(
+    model_type="llama4", text_config=dict(
+        model_type="llama4_text", attention_bias=False, attention_chunk_size=CHUNK,
+        head_dim=16, hidden_size=H, interleave_moe_layer_step=2, intermediate_size=64,
+        intermediate_size_mlp=128, max_position_embeddings=4096, num_attention_heads=4,
+        num_experts_per_tok=1, num_hidden_layers=4, num_key_value_heads=2,
+        num_local_experts=4, rms_norm_eps=1e-5, rope_scaling=None, rope_theta=10000.0,
+        use_qk_norm=True, vocab_size=VOCAB,
+    ),
+))
+
+_DSA = dict(
+    vocab_size=VOCAB, hidden_size=H, index_head_dim=16, index_n_heads=2,
+    index_topk=WINDOW, intermediate_size=128, moe_intermediate_size=32,
+    num_hidden_layers=3, num_attention_heads=4, num_key_value_heads=4, n_shared_experts=1,
+    n_routed_experts=4, routed_scaling_factor=1.0, kv_lora_rank=32, q_lora_rank=32,
+    qk_rope_head_dim=8, v_head_dim=16, qk_nope_head_dim=16, topk_method="noaux_tc",
+    scoring_func="sigmoid", norm_topk_prob=True, n_group=1, topk_group=1,
+    num_experts_per_tok=2, moe_layer_freq=1, first_k_dense_replace=1,
+    max_position_embeddings=4096, rms_norm_eps=1e-6, attention_bias=False,
+)
+
+_reg("deepseek_v32", {CL, KV}, dict(_DSA, model_type="deepseek_v32", rope_theta=10000.0))
+
+_reg("glm_moe_dsa", {CL, KV}, dict(
+    _DSA, model_type="glm_moe_dsa", rope_parameters={"rope_theta": 10000.0, "type": "default"},
+))
+
+_LONGCAT = dict(
+    hidden_size=H, ffn_hidden_size=128, moe_topk=2, expert_ffn_hidden_size=32,
+    n_routed_experts=4, zero_expert_num=2, num_layers=2, vocab_size=VOCAB,
+    max_position_embeddings=4096, num_attention_heads=4, kv_lora_rank=16, q_lora_rank=16,
+    qk_rope_head_dim=8, qk_nope_head_dim=16, v_head_dim=16, routed_scaling_factor=1.0,
+    rms_norm_eps=1e-5, rope_theta=10000.0, mla_scale_q_lora=True, mla_scale_kv_lora=True,
+    attention_bias=False, zero_expert_type="identity",
+)
+
+_reg("longcat_flash", {CL, KV}, dict(_LONGCAT, model_type="longcat_flash",
+                                     attention_method="MLA"))
+
+_reg("longcat_flash_ngram", {CL, KV, ARR}, dict(
+    _LONGCAT, model_type="longcat_flash_ngram", ngram_vocab_size_ratio=4,
+    emb_neighbor_num=3, emb_split_num=2,
+))
+
+_reg("minimax_m3_vl", {CL, KV}, dict(
+    model_type="minimax_m3_vl", text_config=dict(
+        hidden_size=H, intermediate_size=32, dense_intermediate_size=128,
+        shared_intermediate_size=32, num_attention_heads=4, num_key_value_heads=2,
+        num_hidden_layers=3, num_local_experts=4, num_experts_per_tok=2,
+        max_position_embeddings=4096, rope_theta=10000.0, head_dim=16,
+        vocab_size=VOCAB, mlp_layer_types=["dense", "sparse", "sparse"],
+        layer_types=[FA, "sparse_attention", "sparse_attention"], index_n_heads=2,
+        index_head_dim=16, index_block_size=4, index_topk_blocks=2, index_local_blocks=1,
+    ),
+))
+
+_reg("deepseek_v41", {"LayerCache"}, dict(
+    model_type="deepseek_v41", vocab_size=VOCAB, hidden_size=H, num_hidden_layers=3,
+    num_attention_heads=4, head_dim=32, q_lora_rank=32, qk_rope_head_dim=8, o_groups=2,
+    o_lora_rank=16, moe_intermediate_size=32, n_routed_experts=4, num_experts_per_tok=2,
+    rms_norm_eps=1e-6, sliding_window=WINDOW, compress_ratios=(0, 4, 4),
+    kv_source_layer_ids=(1, 2), index_source_layer_ids=(1,), index_n_heads=2,
+    index_head_dim=16, index_topk=4, max_position_embeddings=4096, hc_mult=2,
+    hc_sinkhorn_iters=5,
+))
+
+# --- wrappers: vision-language models driven text-only ----------------------
+
+_reg("gemma3", {KV, ROT}, dict(
+    model_type="gemma3", vocab_size=VOCAB, text_config=dict(
+        ARCHS["gemma3_text"], model_type="gemma3_text",
+    ),
+))
+
+_reg("gemma4", {KV, ROT}, dict(
+    model_type="gemma4", vocab_size=VOCAB, text_config=dict(
+        ARCHS["gemma4_text"], model_type="gemma4_text",
+    ),
+))
+
+_reg("lfm2_vl", {KV, ARR}, dict(
+    model_type="lfm2-vl", text_config=dict(ARCHS["lfm2"], model_type="lfm2"),
+))
+
+# --- plain KVCache, but not one cache per model.layers entry ----------------
+
+_reg("afm7", {KV}, dict(
+    model_type="afm7", vocab_size=VOCAB, hidden_dim=H, num_layers=3,
+    num_kv_reuse_layers=1, num_heads=4, num_kv_heads=2,
+))
+
+_reg("nanbeige", {KV}, dict(
+    model_type="nanbeige", hidden_size=H, num_hidden_layers=2, intermediate_size=128,
+    num_attention_heads=4, num_key_value_heads=2, rms_norm_eps=1e-6, vocab_size=VOCAB,
+    num_loops=2,
+))
+
+_NAS_ATTN = {"n_heads_in_group": 2, "no_op": False, "replace_with_linear": False}
+_NAS_FFN = {"ffn_mult": 1.0, "no_op": False, "replace_with_linear": False}
+_reg("nemotron_nas", {KV}, dict(
+    model_type="nemotron-nas", hidden_size=H, num_hidden_layers=4, num_attention_heads=4,
+    rms_norm_eps=1e-5, vocab_size=VOCAB, block_configs=[
+        {"attention": _NAS_ATTN, "ffn": _NAS_FFN},
+        {"attention": {"no_op": True}, "ffn": _NAS_FFN},
+        {"attention": {"replace_with_linear": True}, "ffn": _NAS_FFN},
+        {"attention": _NAS_ATTN, "ffn": _NAS_FFN},
+    ],
+))
+
 # ---------------------------------------------------------------------------
 # END OF REGISTRY
 # ---------------------------------------------------------------------------
