@@ -31,6 +31,9 @@ CHUNK = 8
 VOCAB = 256
 H = 64  # hidden size
 GAIN = 2.0  # default scale on non-embedding matrices (see _reinit)
+# Small SSM / gated-delta time steps (softplus(dt + bias)) and RG-LRU rates so decays
+# stay near 1 and the state carries the prompt across the whole generation.
+DEFAULT_SHIFT = {"dt_bias": -5.0, "dt_proj.bias": -4.0, "recurrent_param": -6.0}
 
 # ---------------------------------------------------------------------------
 # Registry
@@ -94,7 +97,7 @@ _reg("olmo3", {KV, ROT}, dict(
     num_attention_heads=4, num_key_value_heads=2, rms_norm_eps=1e-6, vocab_size=VOCAB,
     max_position_embeddings=4096, sliding_window=WINDOW, rope_theta=10000.0,
     layer_types=[SW, FA, SW],
-))
+), gain=1.0)
 
 _reg("mellum", {KV, ROT}, dict(
     model_type="mellum", hidden_size=H, num_hidden_layers=3, intermediate_size=128,
@@ -213,16 +216,6 @@ _reg("iquestloopcoder", {KV, ROT}, dict(
     num_key_value_heads=2, loop_num=2, loop_window_size=WINDOW,
 ))
 
-_reg("muse_spark", {KV, ROT}, dict(
-    model_type="muse_spark", text_config=dict(
-        hidden_size=H, num_attention_heads=4, num_key_value_heads=2, head_dim=16,
-        num_hidden_layers=3, vocab_size=VOCAB, rms_norm_eps=1e-5, post_norm_eps=1e-8,
-        rope_parameters={"rope_theta": 10000.0}, layer_rope_theta=[10000.0, 0, 10000.0],
-        layer_types=[SW, FA, SW], sliding_window=WINDOW, final_logit_softcapping=30.0,
-        output_multiplier=1.0, num_local_experts=4, num_experts_per_tok=2,
-        moe_hidden_size=32, moe_intermediate_size=32,
-    ),
-))
 
 # --- recurrent / state-space / hybrid families ------------------------------
 
@@ -297,7 +290,8 @@ _reg("rwkv7", {ARR}, dict(
     model_type="rwkv7", vocab_size=VOCAB, hidden_size=H, intermediate_size=128,
     norm_eps=1e-5, head_dim=16, num_hidden_layers=2, a_low_rank_dim=8, v_low_rank_dim=8,
     gate_low_rank_dim=8, decay_low_rank_dim=8,
-))
+), zero_std={".x_": 0.5, "k_k": 1.0, "k_a": 0.5, "r_k": 1.0},
+    shift={"w_lora.lora.2.bias": -3.0, "g_norm.weight": 1.0})
 
 _reg("lfm2", {KV, ARR}, dict(
     model_type="lfm2", vocab_size=VOCAB, hidden_size=H, num_hidden_layers=3,
@@ -448,7 +442,7 @@ _LONGCAT = dict(
 )
 
 _reg("longcat_flash", {CL, KV}, dict(_LONGCAT, model_type="longcat_flash",
-                                     attention_method="MLA"))
+                                     attention_method="MLA"), gain=3.0)
 
 _reg("longcat_flash_ngram", {CL, KV, ARR}, dict(
     _LONGCAT, model_type="longcat_flash_ngram", ngram_vocab_size_ratio=4,
@@ -495,6 +489,12 @@ _reg("lfm2_vl", {KV, ARR}, dict(
     model_type="lfm2-vl", text_config=dict(ARCHS["lfm2"], model_type="lfm2"),
 ))
 
+# mistral3 has no make_cache: its ministral3 sliding layers get plain KVCaches
+# and the window is enforced by the attention mask alone.
+_reg("mistral3_sliding", {KV}, dict(
+    model_type="mistral3", text_config=dict(ARCHS["ministral3"]),
+))
+
 # --- plain KVCache, but not one cache per model.layers entry ----------------
 
 _reg("afm7", {KV}, dict(
@@ -520,11 +520,103 @@ _reg("nemotron_nas", {KV}, dict(
     ],
 ))
 
+# Not in ARCHS (see UNSUPPORTED): the config that would be used on a Metal machine.
+MUSE_SPARK_CFG = dict(
+    model_type="muse_spark", text_config=dict(
+        hidden_size=H, num_attention_heads=4, num_key_value_heads=2, head_dim=16,
+        num_hidden_layers=3, vocab_size=VOCAB, rms_norm_eps=1e-5, post_norm_eps=1e-8,
+        rope_parameters={"rope_theta": 10000.0}, layer_rope_theta=[10000.0, 0, 10000.0],
+        layer_types=[SW, FA, SW], sliding_window=WINDOW, final_logit_softcapping=30.0,
+        output_multiplier=1.0, num_local_experts=4, num_experts_per_tok=2,
+        moe_hidden_size=32, moe_intermediate_size=32,
+    ),
+)
+
+# Drafter noise per arch, calibrated so drafter_of(build(name)) agrees with the
+# target on ~80% of teacher-forced greedy tokens (scripts/arch_survey.py reports it).
+# Discrete routing (MoE top-k, DSA/indexer top-k, afm7's fake-quantised KV) makes
+# some archs far more sensitive, hence the spread.
+DRAFT_NOISE: dict[str, float] = {
+    "llama_sliding": 0.03,
+    "ministral3": 0.03,
+    "gemma3_text": 0.015,
+    "cohere2": 0.03,
+    "exaone4": 0.03,
+    "olmo3": 0.03,
+    "mellum": 0.02,
+    "spark2_5": 0.02,
+    "exaone_moe": 0.015,
+    "muse_glimmer": 0.015,
+    "step3p5": 0.01,
+    "afmoe": 0.02,
+    "laguna": 0.01,
+    "gpt_oss": 0.0075,
+    "mimo_v2_flash": 0.02,
+    "plamo3": 0.005,
+    "gear": 0.03,
+    "gemma4_text": 0.01,
+    "gemma3n": 0.03,
+    "iquestloopcoder": 0.02,
+    "mamba": 0.03,
+    "mamba2": 0.02,
+    "jamba": 0.0075,
+    "falcon_h1": 0.01,
+    "granitemoehybrid": 0.015,
+    "nemotron_h": 0.015,
+    "plamo2": 0.05,
+    "recurrent_gemma": 0.015,
+    "rwkv7": 0.015,
+    "lfm2": 0.02,
+    "lfm2_moe": 0.02,
+    "qwen3_next": 0.0075,
+    "qwen3_5": 0.02,
+    "qwen3_5_moe": 0.002,
+    "kimi_linear": 0.01,
+    "kimi_k3": 0.0075,
+    "olmo_hybrid": 0.01,
+    "bailing_moe_linear": 0.03,
+    "bailing_hybrid": 0.015,
+    "bailing_moe_v3": 0.0075,
+    "baichuan_m1": 0.03,
+    "llama4": 0.015,
+    "deepseek_v32": 0.001,
+    "glm_moe_dsa": 0.0005,
+    "longcat_flash": 0.003,
+    "longcat_flash_ngram": 0.0075,
+    "minimax_m3_vl": 0.02,
+    "deepseek_v41": 0.003,
+    "gemma3": 0.015,
+    "gemma4": 0.01,
+    "lfm2_vl": 0.02,
+    "mistral3_sliding": 0.03,
+    "afm7": 0.0005,
+    "nanbeige": 0.015,
+    "nemotron_nas": 0.015,
+}
+for _n, _z in DRAFT_NOISE.items():
+    KNOBS.setdefault(_n, {}).setdefault("noise", _z)
+
+# Archs where mlx-lm itself is not invariant to how tokens are split into
+# calls (prefill of n vs n-1 + 1, or verifying k tokens at once vs one by one).
+# An exact speculative engine cannot match generate_step token for token here.
+KNOWN_ISSUES: dict[str, str] = {
+    "plamo3": "sliding layers mask with window_size + 1 keys on multi-token calls "
+    "(Plamo3Decoder: create_attention_mask(..., window_size=self.window_size + 1)) but "
+    "their RotatingKVCache(max_size=window_size) holds window_size keys for 1-token "
+    "decode, so results depend on call chunking (prompt prefill included)",
+}
+
 # ---------------------------------------------------------------------------
 # END OF REGISTRY
 # ---------------------------------------------------------------------------
 
-UNSUPPORTED: dict[str, str] = {}
+UNSUPPORTED: dict[str, str] = {
+    "muse_spark": "every attention layer calls Metal-only fused kernels "
+    "(mlx_lm.kernels.qk_norm_rope / qk_norm / norm_add_norm ...): no CPU or CUDA path",
+    "prism_hadamard_qwen35": "2-bit Hadamard-packed qwen3_5 checkpoint format (needs "
+    "packed uint32 weights, widths divisible by 128); caches and call path are "
+    "qwen3_5's, covered by 'qwen3_5'",
+}
 
 
 def _classes(cfg: dict):
@@ -537,26 +629,46 @@ def _float(a) -> bool:
     return isinstance(a, mx.array) and mx.issubdtype(a.dtype, mx.floating)
 
 
-def _is_embedding(path: str) -> bool:
-    return any(s in path for s in ("embed", "wte", "word_embeddings", "emb."))
+def _matrix_owners():
+    from mlx_lm.models.mla import MultiLinear
+    from mlx_lm.models.switch_layers import SwitchLinear
+
+    return (nn.Linear, nn.Embedding, nn.Conv1d, SwitchLinear, MultiLinear)
 
 
 def _reinit(model: nn.Module, name: str, seed: int) -> None:
     """Make weights deterministic, fp32 and lively.
 
     Construction already ran under ``mx.random.seed(seed)``.  On top of that:
-    every parameter mlx-lm initialises to a constant (zero biases and routers,
-    ones in norms, zero-initialised gates) gets seeded noise so no path is a
-    no-op, and matrices are scaled by a per-arch gain so greedy continuations
-    depend on context instead of collapsing to one repeated token.
+
+    * weight matrices of Linear/Embedding/Conv1d/SwitchLinear/MultiLinear
+      modules that mlx-lm initialises to a constant get a seeded normal
+      init (std 1/sqrt(fan_in));
+    * every other constant parameter (zero biases, routers, token-shift and
+      gate vectors, ones in norms) gets seeded noise of 10% of |value|, or of
+      absolute std 0.1 around zero (``zero_std`` = {path substring: std}
+      overrides), so no path is an exact no-op;
+    * ``shift`` ({path substring: delta}) then adds constants, e.g. to move a
+      recurrent decay towards 1 so state carries information for many steps;
+    * non-embedding weight matrices are scaled by a per-arch ``gain`` (default
+      GAIN) and embeddings by ``embed_gain`` (default 1), so greedy
+      continuations depend on context instead of collapsing to one token.
     """
     knobs = KNOBS.get(name, {})
     gain = knobs.get("gain", GAIN)
     embed_gain = knobs.get("embed_gain", 1.0)
     keep = tuple(knobs.get("keep", ()))
-    key = mx.random.key(seed + 7919)
+    zero_std = knobs.get("zero_std", {})
+    shift = {**DEFAULT_SHIFT, **knobs.get("shift", {})}
+    owners = _matrix_owners()
+    matrices = {}
+    for path, mod in model.named_modules():
+        if isinstance(mod, owners):
+            kind = "embed" if isinstance(mod, nn.Embedding) else (
+                "conv" if isinstance(mod, nn.Conv1d) else "linear")
+            matrices[(path + "." if path else "") + "weight"] = kind
     flat = tree_flatten(model.parameters())
-    keys = mx.random.split(key, max(len(flat), 1))
+    keys = mx.random.split(mx.random.key(seed + 7919), max(len(flat), 1))
     new = []
     for (k, p), kk in zip(flat, keys):
         if not _float(p):
@@ -566,14 +678,19 @@ def _reinit(model: nn.Module, name: str, seed: int) -> None:
         if any(s in k for s in keep) or p.size == 0:
             new.append((k, p))
             continue
-        lo, hi = mx.min(p).item(), mx.max(p).item()
-        if p.ndim >= 2:
-            if lo == hi:  # constant-initialised matrix: give it a real init
-                p = mx.random.normal(p.shape, key=kk) / math.sqrt(p.shape[-1])
-            p = p * (embed_gain if _is_embedding(k) else gain)
-        elif lo == hi:
-            base = abs(lo) if lo != 0 else 1.0
-            p = p + 0.1 * base * mx.random.normal(p.shape, key=kk)
+        constant = mx.min(p).item() == mx.max(p).item()
+        if k in matrices:
+            if constant:
+                fan_in = p.shape[-1] * (p.shape[-2] if matrices[k] == "conv" else 1)
+                p = mx.random.normal(p.shape, key=kk) / math.sqrt(fan_in)
+            p = p * (embed_gain if matrices[k] == "embed" else gain)
+        elif constant:
+            c = abs(p.reshape(-1)[0].item())
+            std = 0.1 * c if c > 0 else next((v for sub, v in zero_std.items() if sub in k), 0.1)
+            p = p + std * mx.random.normal(p.shape, key=kk)
+        for sub, delta in shift.items():
+            if sub in k:
+                p = p + delta
         new.append((k, p))
     model.update(tree_unflatten(new))
 
