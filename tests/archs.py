@@ -552,7 +552,7 @@ DRAFT_NOISE: dict[str, float] = {
     "laguna": 0.01,
     "gpt_oss": 0.0075,
     "mimo_v2_flash": 0.02,
-    "plamo3": 0.005,
+    "plamo3": 0.015,
     "gear": 0.03,
     "gemma4_text": 0.01,
     "gemma3n": 0.03,
@@ -604,6 +604,55 @@ KNOWN_ISSUES: dict[str, str] = {
     "(Plamo3Decoder: create_attention_mask(..., window_size=self.window_size + 1)) but "
     "their RotatingKVCache(max_size=window_size) holds window_size keys for 1-token "
     "decode, so results depend on call chunking (prompt prefill included)",
+}
+
+# How the caches are used, beyond "layers[i] gets cache[i]" (read from the mlx-lm
+# 0.32.2 sources; scripts/arch_survey.py prints the measured caller map).
+CACHE_NOTES: dict[str, str] = {
+    "mistral3_sliding": "no make_cache: sliding layers get plain KVCache; the window is "
+    "only in the attention mask (create_attention_mask(..., window_size))",
+    "plamo2": "attention layers get plain KVCache even where the config has a window "
+    "(TODO in mlx-lm); mamba layers ArraysCache(2) = [conv state, ssm state]",
+    "llama4": "ChunkedKVCache(attention_chunk_size) on layers with (i+1) % 4 != 0, KVCache "
+    "on every 4th",
+    "gemma3n": "KV-shared layers (last num_kv_shared_layers) receive the cache object of the "
+    "last non-shared layer of the same type: one object passed to two layers",
+    "gemma4_text": "only the first num_hidden_layers - num_kv_shared_layers layers have a "
+    "cache; shared layers get (keys, values) arrays of an earlier layer via shared_kv",
+    "gemma4": "as gemma4_text",
+    "iquestloopcoder": "2n caches: the model's own code calls cache[i].update_and_fetch "
+    "(KVCache, loop 1) and cache[n+i].update_and_fetch (RotatingKVCache(loop_window_size), "
+    "loop 2) for layers[i]; loop 2 also attends to loop 1's keys of the same call",
+    "nanbeige": "num_loops * n KVCaches: layers[i] gets cache[i] in loop 0, cache[n+i] in "
+    "loop 1 (shared weights)",
+    "afm7": "one KVCache per model.layers; model.kv_reuse_layers get no cache and attend to "
+    "cache[-1].keys_and_values(), read by the model code after the main layers",
+    "nemotron_nas": "no cache for layers whose attention is no_op; a replace_with_linear "
+    "attention still receives (and ignores) its KVCache",
+    "nemotron_h": "caches only for 'M' (ArraysCache) and '*' (KVCache) blocks, in layer "
+    "order; '-' and 'E' blocks get None",
+    "falcon_h1": "every layer is a parallel hybrid: CacheList(ArraysCache(2) for mamba, "
+    "KVCache for attention)",
+    "baichuan_m1": "CacheList(ArraysCache(2) = last k/v row for the key/value conv, "
+    "KVCache or RotatingKVCache) used inside self_attn",
+    "deepseek_v32": "CacheList(KVCache for the MLA latent + rope key, KVCache for the "
+    "indexer keys); index_topk = WINDOW so attention is sparse past 8 tokens",
+    "glm_moe_dsa": "as deepseek_v32",
+    "minimax_m3_vl": "CacheList(KVCache) on dense layers, CacheList(KVCache, KVCache for "
+    "index keys) on block-sparse layers",
+    "longcat_flash": "CacheList(KVCache, KVCache) per layer, one per attention sublayer "
+    "(self_attn.0 / self_attn.1)",
+    "longcat_flash_ngram": "cache[0] = ArraysCache(1) holding the last n-1 token ids for "
+    "model.ngram_embeddings; cache[1:] as longcat_flash",
+    "deepseek_v41": "custom LayerCache per layer: sliding window rows + compressed KV groups "
+    "+ index keys + the open group's pending rows; not trimmable (is_trimmable False)",
+    "rwkv7": "ArraysCache(3) = [time-mix token shift, wkv state, channel-mix token shift]; "
+    "the same object is passed to layer.attn and layer.ffn",
+    "gear": "conv_mixer layers: ArraysCache(2) = key/value conv states; sliding layers "
+    "RotatingKVCache; full layers KVCache",
+    "recurrent_gemma": "recurrent blocks: ArraysCache(2) = [conv state, RG-LRU state]; "
+    "attention blocks RotatingKVCache(attention_window_size) (no full attention)",
+    "lfm2": "conv layers: ArraysCache(1) = short-conv state",
 }
 
 # ---------------------------------------------------------------------------
@@ -770,49 +819,107 @@ def oracle_greedy(model: nn.Module, prompt_ids, n: int, **gen_kwargs) -> list[in
     return out
 
 
-def caller_map(model: nn.Module, prompt_ids=(1, 2, 3, 4, 5), steps: int = 2) -> list[list[str]]:
-    """For each top-level cache index, the module paths that receive that cache
-    object (by identity) as a direct call argument, outermost first.
+PROMPT = [17, 200, 3, 99, 45, 128, 7, 250, 64, 33, 180, 5]  # fixed 12-token prompt
 
-    Runs a short prefill plus ``steps`` decode steps with every module class's
-    ``__call__`` temporarily wrapped.  Empty list: the object is never passed
-    to a module's ``__call__`` (e.g. used by the Model's own code).
+
+def stepwise_argmax(model: nn.Module, prompt_ids, tokens, chunk: int = 1) -> list[int]:
+    """Teacher-forced greedy predictions with a fresh cache.
+
+    Prefills ``prompt_ids`` in one call, then feeds ``tokens`` ``chunk`` at a
+    time (the way a verifier feeds drafts).  Returns ``len(tokens)`` argmaxes:
+    the prediction after the prompt, then after each fed token but the last.
+    With ``tokens = oracle_greedy(...)`` an arch that is invariant to call
+    chunking returns ``tokens`` itself.
     """
     from mlx_lm.models.cache import make_prompt_cache
 
+    tokens = list(tokens)
     cache = make_prompt_cache(model)
-    index = {id(c): i for i, c in enumerate(cache)}
-    paths = {id(m): (p or "<model>") for p, m in model.named_modules()}
-    seen: list[list[str]] = [[] for _ in cache]
-    classes = {type(m) for _, m in model.named_modules()}
-    patched = []
+    logits = model(mx.array([list(prompt_ids)], dtype=mx.int32), cache=cache)
+    out = [mx.argmax(logits[0, -1]).item()]
+    i = 0
+    while len(out) < len(tokens):
+        part = tokens[i : i + chunk]
+        logits = model(mx.array([part], dtype=mx.int32), cache=cache)
+        out += mx.argmax(logits[0], axis=-1).tolist()
+        i += chunk
+    return out[: len(tokens)]
 
-    def record(self, args, kwargs):
-        vals = list(args) + list(kwargs.values())
-        for v in vals:
-            i = index.get(id(v))
-            if i is not None:
-                p = paths.get(id(self), type(self).__name__)
-                if p not in seen[i]:
-                    seen[i].append(p)
+
+def agreement(target: nn.Module, drafter: nn.Module, prompt_ids=PROMPT, n: int = 48) -> float:
+    """Fraction of the target's n greedy positions where the drafter, teacher-forced
+    on the target's continuation, predicts the same token as the target does."""
+    ref = oracle_greedy(target, prompt_ids, n)
+    mine = stepwise_argmax(target, prompt_ids, ref)
+    theirs = stepwise_argmax(drafter, prompt_ids, ref)
+    return sum(a == b for a, b in zip(mine, theirs)) / n
+
+
+def caller_map(model: nn.Module, prompt_ids=(1, 2, 3, 4, 5), steps: int = 2) -> dict[str, list[str]]:
+    """Which modules receive each cache object (by identity) as a call argument.
+
+    Keys are top-level cache indices ("0", "1", ...) and, for CacheList
+    entries, their children ("3.0", "3.1").  Values list the receivers in
+    first-call order (so outermost first): a module path for ``__call__``, or
+    ``path.method()`` for any other method defined on a module class in the
+    tree (e.g. iquestloopcoder's ``self_attn.attention``).  A cache passed
+    inside a short tuple/list is marked "(in a tuple)".  An empty list means
+    the object is only touched by the Model's own code (never passed to a
+    module).  Runs a short prefill plus ``steps`` decode steps with the
+    module classes' methods temporarily wrapped.
+    """
+    import inspect
+
+    from mlx_lm.models.cache import CacheList, make_prompt_cache
+
+    cache = make_prompt_cache(model)
+    index: dict[int, str] = {}
+    for i, c in enumerate(cache):
+        index[id(c)] = str(i)
+        if isinstance(c, CacheList):
+            for j, sub in enumerate(c.caches):
+                index[id(sub)] = f"{i}.{j}"
+    paths = {id(m): (p or "<model>") for p, m in model.named_modules()}
+    seen: dict[str, list[str]] = {label: [] for label in index.values()}
+    classes = {type(m) for _, m in model.named_modules()}
+
+    def note(label: str, where: str) -> None:
+        if where not in seen[label]:
+            seen[label].append(where)
+
+    def record(self, method, args, kwargs):
+        where = paths.get(id(self), type(self).__name__)
+        if method != "__call__":
+            where += f".{method}()"
+        for v in list(args) + list(kwargs.values()):
+            label = index.get(id(v))
+            if label is not None:
+                note(label, where)
             elif isinstance(v, (list, tuple)) and 0 < len(v) < len(cache):
                 for e in v:
-                    i = index.get(id(e))
-                    if i is not None:
-                        p = paths.get(id(self), type(self).__name__) + " (in a tuple)"
-                        if p not in seen[i]:
-                            seen[i].append(p)
+                    label = index.get(id(e))
+                    if label is not None:
+                        note(label, where + " (in a tuple)")
 
+    patched = []
     for cls in classes:
-        orig = cls.__call__
-        own = "__call__" in cls.__dict__
+        names = {"__call__"} | {
+            n for klass in cls.__mro__ if klass.__module__.startswith("mlx_lm")
+            for n, f in vars(klass).items()
+            if inspect.isfunction(f) and not n.startswith("__")
+        }
+        for n in names:
+            orig = getattr(cls, n)
+            if not callable(orig):
+                continue
 
-        def wrapper(self, *args, __orig=orig, **kwargs):
-            record(self, args, kwargs)
-            return __orig(self, *args, **kwargs)
+            def wrapper(self, *args, __orig=orig, __n=n, **kwargs):
+                record(self, __n, args, kwargs)
+                return __orig(self, *args, **kwargs)
 
-        cls.__call__ = wrapper
-        patched.append((cls, orig, own))
+            own = n in cls.__dict__
+            setattr(cls, n, wrapper)
+            patched.append((cls, n, orig, own))
     try:
         x = mx.array([list(prompt_ids)], dtype=mx.int32)
         logits = model(x, cache=cache)
@@ -821,9 +928,9 @@ def caller_map(model: nn.Module, prompt_ids=(1, 2, 3, 4, 5), steps: int = 2) -> 
             logits = model(tok, cache=cache)
         mx.eval(logits)
     finally:
-        for cls, orig, own in patched:
+        for cls, n, orig, own in reversed(patched):
             if own:
-                cls.__call__ = orig
+                setattr(cls, n, orig)
             else:
-                del cls.__call__
+                delattr(cls, n)
     return seen
