@@ -462,13 +462,15 @@ _reg("minimax_m3_vl", {CL, KV}, dict(
 ))
 
 _reg("deepseek_v41", {"LayerCache"}, dict(
-    model_type="deepseek_v41", vocab_size=VOCAB, hidden_size=H, num_hidden_layers=3,
+    # Both layers keep the sliding window and compress every 4 tokens; layer 0 also
+    # indexes (top-4 compressed groups) and layer 1 reuses its selection.
+    model_type="deepseek_v41", vocab_size=VOCAB, hidden_size=H, num_hidden_layers=2,
     num_attention_heads=4, head_dim=32, q_lora_rank=32, qk_rope_head_dim=8, o_groups=2,
     o_lora_rank=16, moe_intermediate_size=32, n_routed_experts=4, num_experts_per_tok=2,
-    rms_norm_eps=1e-6, sliding_window=WINDOW, compress_ratios=(0, 4, 4),
-    kv_source_layer_ids=(1, 2), index_source_layer_ids=(1,), index_n_heads=2,
+    rms_norm_eps=1e-6, sliding_window=WINDOW, compress_ratios=(4, 4),
+    kv_source_layer_ids=(0, 1), index_source_layer_ids=(0,), index_n_heads=2,
     index_head_dim=16, index_topk=4, max_position_embeddings=4096, hc_mult=2,
-    hc_sinkhorn_iters=5,
+    hc_sinkhorn_iters=3,
 ))
 
 # --- wrappers: vision-language models driven text-only ----------------------
@@ -584,7 +586,7 @@ DRAFT_NOISE: dict[str, float] = {
     "longcat_flash": 0.003,
     "longcat_flash_ngram": 0.0075,
     "minimax_m3_vl": 0.02,
-    "deepseek_v41": 0.003,
+    "deepseek_v41": 0.005,
     "gemma3": 0.015,
     "gemma4": 0.01,
     "lfm2_vl": 0.02,
@@ -645,7 +647,9 @@ CACHE_NOTES: dict[str, str] = {
     "longcat_flash_ngram": "cache[0] = ArraysCache(1) holding the last n-1 token ids for "
     "model.ngram_embeddings; cache[1:] as longcat_flash",
     "deepseek_v41": "custom LayerCache per layer: sliding window rows + compressed KV groups "
-    "+ index keys + the open group's pending rows; not trimmable (is_trimmable False)",
+    "+ index keys + the open group's pending rows; not trimmable (is_trimmable False). "
+    "Layers also pass state to later layers outside the cache (a per-call 'shared' dict: "
+    "here layer 1 reuses layer 0's top-k index selection)",
     "rwkv7": "ArraysCache(3) = [time-mix token shift, wkv state, channel-mix token shift]; "
     "the same object is passed to layer.attn and layer.ffn",
     "gear": "conv_mixer layers: ArraysCache(2) = key/value conv states; sliding layers "
