@@ -35,21 +35,22 @@ sys.path.insert(0, str(ROOT / "tests"))
 
 import archs  # noqa: E402  (imports mlx_specdec first: OpenBLAS binding)
 import mlx.core as mx  # noqa: E402
-from mlx_lm.models.cache import make_prompt_cache  # noqa: E402
 
 N = 48
 
 
 def decode_ms(model, n: int = N) -> float:
     """Median wall time of one plain decode step (robust to a busy machine)."""
-    cache = make_prompt_cache(model)
+    cache = archs.make_cache(model)
     logits = model(mx.array([archs.PROMPT], dtype=mx.int32), cache=cache)
+    archs.after_call(model, cache)
     tok = mx.argmax(logits[:, -1:], axis=-1).astype(mx.int32)
     mx.eval(tok)
     times = []
     for _ in range(n):
         t0 = time.perf_counter()
         logits = model(tok, cache=cache)
+        archs.after_call(model, cache)
         tok = mx.argmax(logits[:, -1:], axis=-1).astype(mx.int32)
         mx.eval(tok)
         times.append(time.perf_counter() - t0)

@@ -497,6 +497,22 @@ _reg("mistral3_sliding", {KV}, dict(
     model_type="mistral3", text_config=dict(ARCHS["ministral3"]),
 ))
 
+# --- QuantizedKVCache: no make_cache returns it; generate_step(kv_bits=...) swaps
+# every KVCache for one (RotatingKVCache cannot be quantized: NYI in mlx-lm).
+# head_dim 32 because mx.quantize needs group size 32/64/128 dividing it.
+QUANTIZED_KV = {"kv_bits": 8, "kv_group_size": 32, "quantized_kv_start": 0}
+QKV = "QuantizedKVCache"
+
+_reg("llama_qkv", {QKV}, dict(
+    model_type="llama", hidden_size=H, num_hidden_layers=2, intermediate_size=128,
+    num_attention_heads=2, num_key_value_heads=1, head_dim=32, rms_norm_eps=1e-5,
+    vocab_size=VOCAB, tie_word_embeddings=False,
+), oracle_kwargs=QUANTIZED_KV)
+
+_reg("qwen3_next_qkv", {QKV, ARR}, dict(
+    ARCHS["qwen3_next"], num_attention_heads=2, num_key_value_heads=1, head_dim=32,
+), oracle_kwargs=QUANTIZED_KV)
+
 # --- plain KVCache, but not one cache per model.layers entry ----------------
 
 _reg("afm7", {KV}, dict(
@@ -594,6 +610,8 @@ DRAFT_NOISE: dict[str, float] = {
     "afm7": 0.0005,
     "nanbeige": 0.015,
     "nemotron_nas": 0.015,
+    "llama_qkv": 0.03,
+    "qwen3_next_qkv": 0.0075,
 }
 for _n, _z in DRAFT_NOISE.items():
     KNOBS.setdefault(_n, {}).setdefault("noise", _z)
@@ -796,11 +814,41 @@ def _kinds(c, out: set) -> None:
             _kinds(sub, out)
 
 
-def cache_kinds(model: nn.Module) -> set[str]:
+def oracle_kwargs(model: nn.Module) -> dict:
+    """generate_step kwargs the arch's oracle uses (QUANTIZED_KV for the *_qkv
+    fixtures, else {})."""
+    return dict(KNOBS.get(arch_name(model), {}).get("oracle_kwargs", {}))
+
+
+def make_cache(model: nn.Module) -> list:
+    """make_prompt_cache(model), plus the KV quantisation generate_step applies after
+    each call for the *_qkv fixtures (call ``after_call`` after every model call)."""
     from mlx_lm.models.cache import make_prompt_cache
 
+    return make_prompt_cache(model)
+
+
+def after_call(model: nn.Module, cache: list) -> None:
+    """What generate_step does to the cache after each model call: for kv_bits
+    fixtures, swap KVCaches that reached quantized_kv_start for QuantizedKVCaches."""
+    kw = oracle_kwargs(model)
+    if kw.get("kv_bits") is not None:
+        from mlx_lm.generate import maybe_quantize_kv_cache
+
+        maybe_quantize_kv_cache(
+            cache, kw.get("quantized_kv_start", 0), kw.get("kv_group_size", 64), kw["kv_bits"]
+        )
+
+
+def cache_kinds(model: nn.Module) -> set[str]:
+    """Cache class names in use once generation runs (CacheList recursed): those of
+    make_prompt_cache(model), after the oracle's KV quantisation if any."""
+    cache = make_cache(model)
+    if oracle_kwargs(model).get("kv_bits") is not None:
+        model(mx.array([[1, 2]], dtype=mx.int32), cache=cache)
+        after_call(model, cache)
     out: set[str] = set()
-    for c in make_prompt_cache(model):
+    for c in cache:
         _kinds(c, out)
     return out
 
@@ -808,15 +856,16 @@ def cache_kinds(model: nn.Module) -> set[str]:
 def oracle_greedy(model: nn.Module, prompt_ids, n: int, **gen_kwargs) -> list[int]:
     """mlx-lm's own greedy continuation: ``generate_step`` with an argmax sampler.
 
-    Extra keyword arguments go to ``generate_step`` (e.g. ``kv_bits=8,
-    kv_group_size=16, quantized_kv_start=0`` for QuantizedKVCache layers).
+    Extra keyword arguments go to ``generate_step``; the arch's own
+    ``oracle_kwargs`` (QUANTIZED_KV for the *_qkv fixtures) apply by default.
     """
     from mlx_lm.generate import generate_step
 
+    kwargs = {**oracle_kwargs(model), **gen_kwargs}
     prompt = mx.array(list(prompt_ids), dtype=mx.int32)
     out = []
     gen = generate_step(
-        prompt, model, max_tokens=n, sampler=lambda x: mx.argmax(x, axis=-1), **gen_kwargs
+        prompt, model, max_tokens=n, sampler=lambda x: mx.argmax(x, axis=-1), **kwargs
     )
     for tok, _ in gen:
         out.append(int(tok))
@@ -835,16 +884,16 @@ def stepwise_argmax(model: nn.Module, prompt_ids, tokens, chunk: int = 1) -> lis
     With ``tokens = oracle_greedy(...)`` an arch that is invariant to call
     chunking returns ``tokens`` itself.
     """
-    from mlx_lm.models.cache import make_prompt_cache
-
     tokens = list(tokens)
-    cache = make_prompt_cache(model)
+    cache = make_cache(model)
     logits = model(mx.array([list(prompt_ids)], dtype=mx.int32), cache=cache)
+    after_call(model, cache)
     out = [mx.argmax(logits[0, -1]).item()]
     i = 0
     while len(out) < len(tokens):
         part = tokens[i : i + chunk]
         logits = model(mx.array([part], dtype=mx.int32), cache=cache)
+        after_call(model, cache)
         out += mx.argmax(logits[0], axis=-1).tolist()
         i += chunk
     return out[: len(tokens)]
