@@ -1,18 +1,25 @@
 """Tiny random mlx-lm models for every architecture whose cache is not plain KVCache.
 
-A plain module (not a test file): test and survey code imports it.
+A plain module (not a test file): test and survey code imports it (mlx-lm 0.32.2).
 
     ARCHS[name]          kwargs for the arch's ``ModelArgs.from_dict`` (with "model_type")
-    EXPECTED_KINDS[name] class names make_prompt_cache(model) yields (CacheList recursed)
-    UNSUPPORTED[name]    why an architecture is not covered
+    EXPECTED_KINDS[name] cache class names in use during generation (CacheList recursed)
+    UNSUPPORTED[name]    why an mlx-lm architecture is not covered
+    KNOWN_ISSUES[name]   where mlx-lm itself depends on how tokens are split into calls
+    CACHE_NOTES[name]    how the arch hands its caches around (beyond cache[i] -> layers[i])
     build(name, seed)    a deterministic fp32 model with non-degenerate greedy output
     drafter_of(model)    same architecture, target weights plus small relative noise
-    cache_kinds(model)   class names of make_prompt_cache(model), CacheList recursed
+    cache_kinds(model)   class names of the caches (CacheList recursed)
     oracle_greedy(model, prompt_ids, n)   mlx-lm's own greedy (generate_step + argmax)
-    caller_map(model)    which module receives each top-level cache object
+    stepwise_argmax(model, prompt_ids, tokens, chunk)   teacher-forced, chunked calls
+    agreement(target, drafter)            teacher-forced greedy agreement
+    make_cache(model) / after_call(model, cache)   the cache generate_step would use
+    caller_map(model)    which module receives each cache object
 
 Windows are WINDOW (8) tokens and chunks CHUNK (8) so a 40-60 token generation runs
 far past every window.  Hybrid models carry at least one layer of each kind.
+Everything is built from the model classes alone (no checkpoints), so no
+``sanitize`` is needed.  Note that ``build`` reseeds MLX's global RNG.
 """
 
 from __future__ import annotations
@@ -41,7 +48,8 @@ DEFAULT_SHIFT = {"dt_bias": -5.0, "dt_proj.bias": -4.0, "recurrent_param": -6.0}
 
 ARCHS: dict[str, dict] = {}
 EXPECTED_KINDS: dict[str, set[str]] = {}
-# Per-arch knobs for build(): "init" (weight re-init gain), "noise" (drafter noise).
+# Per-arch knobs: "gain" / "embed_gain" / "zero_std" / "shift" / "keep" (see _reinit),
+# "noise" (drafter_of default), "oracle_kwargs" (generate_step kwargs of the oracle).
 KNOBS: dict[str, dict] = {}
 
 
@@ -719,6 +727,7 @@ def _reinit(model: nn.Module, name: str, seed: int) -> None:
       gate vectors, ones in norms) gets seeded noise of 10% of |value|, or of
       absolute std 0.1 around zero (``zero_std`` = {path substring: std}
       overrides), so no path is an exact no-op;
+    * parameters whose path contains a ``keep`` substring are left as built;
     * ``shift`` ({path substring: delta}) then adds constants, e.g. to move a
       recurrent decay towards 1 so state carries information for many steps;
     * non-embedding weight matrices are scaled by a per-arch ``gain`` (default
