@@ -602,7 +602,7 @@ DRAFT_NOISE: dict[str, float] = {
     "olmo_hybrid": 0.01,
     "bailing_moe_linear": 0.03,
     "bailing_hybrid": 0.015,
-    "bailing_moe_v3": 0.0075,
+    "bailing_moe_v3": 0.02,
     "baichuan_m1": 0.03,
     "llama4": 0.015,
     "deepseek_v32": 0.001,
