@@ -276,3 +276,15 @@ def test_quantized_kv_cache_rolls_back_exactly():
         for k in (1, 4, 8):
             out, stats = speculative_generate(target, drafter, PROMPT, NEW, k=k, strategy=rollback)
             assert out == oracle, (rollback, k)
+
+
+def test_the_architecture_table_is_rendered_from_these_fixtures():
+    """docs/architectures.md is what `python scripts/arch_table.py` writes today."""
+    import importlib.util
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    spec = importlib.util.spec_from_file_location("arch_table", root / "scripts" / "arch_table.py")
+    table = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(table)
+    assert (root / "docs" / "architectures.md").read_text() == table.render()
