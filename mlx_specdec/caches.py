@@ -235,6 +235,14 @@ def snapshot(unit) -> list:
     return out
 
 
+def fingerprint(unit) -> tuple:
+    """Identity of everything `unit` holds: changes when any attribute, list entry
+    or row count is replaced (mlx-lm's caches replace arrays, or move an offset,
+    whenever they change)."""
+    return tuple(id(v) if isinstance(v, mx.array) else v
+                 for m in members(unit) for _, v in tree_flatten(vars(m)))
+
+
 def restore(unit, snap: list) -> None:
     for m, (kind, value) in zip(members(unit), snap):
         if kind == "offset":
@@ -296,18 +304,28 @@ _ACTIVE: "Recorder | None" = None  # the recorder of the forward pass being buil
 
 
 class Recorder:
-    """Watches one forward pass of `n` tokens. The outermost module call that
-    receives a stateful unit (by identity, in its arguments) is that unit's
-    owner, usually its decoder layer:
+    """Watches one forward pass of `n` tokens, for the stateful units in `units`
+    (keyed by the id of the unit and of each of its member caches).
 
-    * ``replay``: the call runs as usual and its arguments are logged;
-    * ``positions``: the call is split into one call per position, and the
-      unit's snapshot after each position is logged.
+    * ``replay``: for each unit, log the *innermost* module calls that receive
+      it (or one of its members) by identity: the mixer that owns the state,
+      not the decoder layer around it, so a replay skips the layer's norms and
+      MLP. When an inner call's arguments cannot be cut by position, the
+      enclosing call is logged instead; when none can, the unit's log is
+      marked opaque. ``calls[id(unit)]`` holds the log, in call order.
+    * ``positions``: the outermost call that receives a unit is split into one
+      call per position, and the unit's snapshot after each is logged in
+      ``states[id(unit)]``.
     """
 
-    def __init__(self, units: dict, mode: str, n: int, log: dict):
-        self.units, self.mode, self.n, self.log = units, mode, n, log
-        self.inside = False
+    def __init__(self, units: dict, mode: str, n: int):
+        self.units, self.mode, self.n = units, mode, n
+        self.calls: dict[int, list] = {}
+        self.states: dict[int, list] = {}
+        self._frames: dict[int, list] = {}  # per unit: collectors of the calls in flight
+        self.checkpoints: dict[int, tuple] = {}  # per unit: its snapshot as its first call began
+        self.seams: dict[int, list] = {}  # per unit: fingerprints before and after each logged call
+        self.inside = False  # positions: inside a split call
 
     def owner_of(self, args, kwargs):
         for value in (*args, *kwargs.values()):
@@ -317,24 +335,72 @@ class Recorder:
         return None
 
     def run(self, unit, module, call, args, kwargs):
-        entries = self.log.setdefault(id(unit), [])
-        if not sliceable(args, kwargs, self.units):
-            entries.append(OPAQUE)  # the commit will rebuild through the whole model
-            return call(module, *args, **kwargs)
         if self.mode == "replay":
-            # The unit's state before this call is a checkpoint (references only);
-            # the arguments are the input log replayed from it.
-            entries.append((snapshot(unit), module, call, args, kwargs, self.n))
+            return self._logged(unit, module, call, args, kwargs)
+        return self._split(unit, module, call, args, kwargs)
+
+    def _logged(self, unit, module, call, args, kwargs):
+        frames = self._frames.setdefault(id(unit), [])
+        if not frames and id(unit) not in self.checkpoints:
+            # The state this pass's calls start from, after whatever the model's own
+            # code did to the unit first (llama4 trims a chunk's front before its layers).
+            self.checkpoints[id(unit)] = snapshot(unit)
+        frames.append([])
+        before = fingerprint(unit)
+        try:
+            out = call(module, *args, **kwargs)
+        finally:
+            inner = frames.pop()
+        after = fingerprint(unit)
+        own = (module, call, args, kwargs) if sliceable(args, kwargs, self.units) else OPAQUE
+        entries = [e for logged, _, _ in inner for e in logged]
+        # The inner calls stand for this one only if they made every change to the
+        # unit: this call's own code must not touch it before, between or after them.
+        seams = [before, *(f for _, b, a in inner for f in (b, a)), after]
+        inner_only = bool(inner) and all(seams[i] == seams[i + 1] for i in range(0, len(seams), 2))
+        if not inner_only or (OPAQUE in entries and own is not OPAQUE):
+            entries = [own]
+        if frames:
+            frames[-1].append((entries, before, after))
+        else:
+            self.calls.setdefault(id(unit), []).extend(entries)
+            self.seams.setdefault(id(unit), []).extend((before, after))
+        return out
+
+    def complete(self, unit) -> bool:
+        """Did this pass change `unit` only inside its logged calls (after the first began)?"""
+        seams = [*self.seams.get(id(unit), [])[1:], fingerprint(unit)]
+        return bool(self.calls.get(id(unit))) and all(seams[i] == seams[i + 1] for i in range(0, len(seams), 2))
+
+    def _split(self, unit, module, call, args, kwargs):
+        states = self.states.setdefault(id(unit), [])
+        if not sliceable(args, kwargs, self.units):
+            states.append(OPAQUE)
             return call(module, *args, **kwargs)
-        outs = []
-        for p in range(self.n):
-            a, kw = (args, kwargs) if self.n == 1 else slice_call(args, kwargs, p, p + 1, self.n)
-            outs.append(call(module, *a, **kw))
-            entries.append(snapshot(unit))
-        return outs[0] if self.n == 1 else _concat_outputs(outs)
+        start, mark = snapshot(unit), len(states)
+        self.inside = True
+        try:
+            outs = []
+            for p in range(self.n):
+                a, kw = (args, kwargs) if self.n == 1 else slice_call(args, kwargs, p, p + 1, self.n)
+                outs.append(call(module, *a, **kw))
+                states.append(snapshot(unit))
+            return outs[0] if self.n == 1 else _concat_outputs(outs)
+        except _Unsplittable:
+            # Outputs that cannot be joined by position: undo the split, run the call whole.
+            restore(unit, start)
+            del states[mark:]
+            states.append(OPAQUE)
+            return call(module, *args, **kwargs)
+        finally:
+            self.inside = False
 
 
-OPAQUE = ("opaque", 0)  # a logged call that covers no replayable positions
+class _Unsplittable(Exception):
+    pass
+
+
+OPAQUE = ("opaque",)  # a logged call that cannot be replayed or split by position
 
 
 def recording(recorder: "Recorder | None"):
@@ -355,30 +421,34 @@ class _Recording:
         _ACTIVE = None
 
 
-def replay(unit, entries: list, n_valid: int) -> None:
-    """Land `unit` on position n_valid of the round from its replay log: restore
-    the checkpoint of the call holding the boundary, then call that module again
-    over the positions of the call that were accepted. When the boundary falls
-    between calls (a drafter's one-token steps) nothing is recomputed."""
+def replay(unit, log: list, n_valid: int) -> None:
+    """Land `unit` on position n_valid of the round from its replay log: one
+    ``(checkpoint, n, calls)`` per forward pass since the commit. Restore the
+    checkpoint of the pass holding the boundary, then make that pass's calls
+    again over its accepted positions. When the boundary falls between passes
+    (a drafter's one-token steps) nothing is recomputed."""
     start = 0
-    for snap, module, call, args, kwargs, n in entries:
+    for checkpoint, n, calls in log:
         if start + n > n_valid:
-            restore(unit, snap)
+            restore(unit, checkpoint)
             if n_valid > start:
-                args, kwargs = slice_call(args, kwargs, 0, n_valid - start, n)
-                call(module, *args, **kwargs)
+                for module, call, args, kwargs in calls:
+                    a, kw = slice_call(args, kwargs, 0, n_valid - start, n)
+                    call(module, *a, **kw)
             return
         start += n
     raise SpecDecError(f"replay log covers {start} positions, cannot land on {n_valid}")
 
 
-def logged_positions(entries: list) -> int:
-    """Positions a unit's log can land on (an opaque call makes it incomplete)."""
-    if any(e is OPAQUE for e in entries):
-        return -1
-    if entries and isinstance(entries[0], tuple):
-        return sum(e[-1] for e in entries)
-    return len(entries)
+def logged_positions(log: list) -> int:
+    """Positions a unit's log can land on; -1 when a pass cannot be rebuilt from it."""
+    if not log:
+        return 0
+    if isinstance(log[0], tuple) and len(log[0]) == 3:  # replay: (checkpoint, n, calls) per pass
+        if any(not calls or OPAQUE in calls for _, _, calls in log):
+            return -1
+        return sum(n for _, n, _ in log)
+    return -1 if OPAQUE in log else len(log)  # positions: one state per position
 
 
 def _slice(x, lo: int, hi: int, n: int):
@@ -428,13 +498,16 @@ def sliceable(args, kwargs, units: dict) -> bool:
 
 
 def _concat_outputs(outs: list):
+    """Join per-position outputs along the position axis (arrays, tuples of them, None)."""
     first = outs[0]
-    if isinstance(first, mx.array):
-        return mx.concatenate(outs, axis=1)
-    if isinstance(first, tuple):
-        return tuple(_concat_outputs([o[i] for o in outs]) if isinstance(first[i], (mx.array, tuple)) else first[i]
-                     for i in range(len(first)))
-    raise SpecDecError(f"cannot split a stateful layer returning {type(first).__name__} by position")
+    if isinstance(first, (int, float, str, bool, type(None))) and all(type(o) is type(first) and o == first for o in outs):
+        return first
+    if isinstance(first, mx.array) and all(isinstance(o, mx.array) and o.shape[2:] == first.shape[2:] for o in outs):
+        if first.ndim >= 2 and first.shape[1] == 1:
+            return mx.concatenate(outs, axis=1)
+    if isinstance(first, tuple) and all(isinstance(o, tuple) and len(o) == len(first) for o in outs):
+        return tuple(_concat_outputs([o[i] for o in outs]) for i in range(len(first)))
+    raise _Unsplittable(type(first).__name__)
 
 
 _INSTRUMENTED: dict[type, type] = {}
@@ -452,11 +525,7 @@ def _instrumented_class(cls: type) -> type:
             unit = rec.owner_of(args, kwargs)
             if unit is None:
                 return call(self, *args, **kwargs)
-            rec.inside = True
-            try:
-                return rec.run(unit, self, call, args, kwargs)
-            finally:
-                rec.inside = False
+            return rec.run(unit, self, call, args, kwargs)
 
         sub = type(cls.__name__, (cls,), {"__call__": __call__, "__module__": cls.__module__})
         sub.__qualname__ = cls.__qualname__

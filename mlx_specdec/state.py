@@ -181,15 +181,25 @@ class CacheSequence(_SequenceBase):
     def forward(self, inputs: mx.array) -> mx.array:
         if self._fed == 0 and self.stateful:  # first pass since the last commit: the pre-round state
             self._snaps = {id(u): caches.snapshot(u) for u in self.stateful}
-        self._fed += inputs.shape[0]
+        n = inputs.shape[0]
+        self._fed += n
         if not self.stateful:
             return self._logits(inputs, self.cache)
         self._fed_tokens.append(inputs)
         if self.rollback == "refeed":
             return self._logits(inputs, self.cache)
-        units = {id(u): u for u in self.stateful}
-        with caches.recording(caches.Recorder(units, self.rollback, inputs.shape[0], self._log)):
-            return self._logits(inputs, self.cache)
+        watch = {id(m): u for u in self.stateful for m in (u, *caches.members(u))}
+        recorder = caches.Recorder(watch, self.rollback, n)
+        with caches.recording(recorder):
+            logits = self._logits(inputs, self.cache)
+        for u in self.stateful:
+            log = self._log.setdefault(id(u), [])
+            if self.rollback == "replay":
+                calls = recorder.calls.get(id(u), []) if recorder.complete(u) else [caches.OPAQUE]
+                log.append((recorder.checkpoints.get(id(u)), n, calls))
+            else:
+                log.extend(recorder.states.get(id(u), []))
+        return logits
 
     def commit(self, n_valid: int, pending: mx.array) -> None:
         if n_valid < self._fed:
