@@ -30,7 +30,7 @@ def _ks(text: str) -> list[int]:
 def parser():
     import argparse
 
-    from mlx_specdec.cli_support import Parser, number, path_name
+    from mlx_specdec.cli.common import Parser, number, path_name
 
     p = Parser(prog="python -m bench", description=__doc__.splitlines()[0],
                formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__.split("\n", 2)[2])
@@ -57,7 +57,7 @@ def parser():
 def main(argv=None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     args = parser().parse_args(argv)
-    from mlx_specdec.cli_support import run_main
+    from mlx_specdec.cli.common import run_main
 
     return run_main(_main, args, argv)
 

@@ -37,7 +37,7 @@ from mlx_specdec.state import CacheSequence
 
 from .prompts import load_prompts
 from .run import machine_name, quantiles
-from .systems import _synchronised
+from .systems import synchronised
 
 EMPTY = mx.array([], dtype=mx.int32)
 
@@ -86,7 +86,7 @@ def rollback_costs(model, context: list[int], ks: list[int], repeats: int = 20) 
 
 
 def _timed(fn) -> tuple[list[int], float, SpecStats | None]:
-    (ids, stats), seconds, _, _ = _synchronised(fn)
+    (ids, stats), seconds, _, _ = synchronised(fn)
     return ids, seconds, stats
 
 

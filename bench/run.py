@@ -4,7 +4,7 @@ Timing discipline: a warm-up generation per system first (allocator, first
 calls); then `repeats` passes, each running every system on a prompt before
 the next prompt starts (order rotated per prompt), so load drifting on a
 shared machine hits all systems alike. Each generation is one synchronised
-timed region (see systems._synchronised). Speedups are paired: a generation's
+timed region (see systems.synchronised). Speedups are paired: a generation's
 tokens/s over the plain run of the same prompt in the same pass, seconds
 apart; the row reports the median and quartiles of those ratios.
 """

@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-from mlx_specdec.generate import main
+from mlx_specdec.cli.generate import main
 
 
 def run_cli(*args):
@@ -99,7 +99,7 @@ def test_tokenizer_mismatch_is_refused_naming_both(tiny_store, tmp_path):
 
 
 def test_ctrl_c_prints_what_was_generated_and_the_stats(tiny_store, capsys, monkeypatch):
-    import mlx_specdec.generate as gen
+    import mlx_specdec.cli.generate as gen
 
     real_stream = gen.speculative_stream
 

@@ -26,7 +26,7 @@ import pytest
 from mlx_specdec import speculative_generate
 from mlx_specdec.errors import ModelLoadError, SpecDecError, TrainingDiverged
 from mlx_specdec.generate import greedy_generate
-from mlx_specdec.generate import main as generate_main
+from mlx_specdec.cli.generate import main as generate_main
 from tests.mocks import TableLM
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -85,9 +85,9 @@ def world(tmp_path, tiny_store, monkeypatch):
          "is --run-dir"),
         (["mlx_specdec.train", "--preset", "storylm-tiny", "--max-steps", "1", "--run-dir", "r",
           "--out", "models/target"], "already holds a model; pass --overwrite"),
-        (["mlx_specdec.mtp", "train", "--base", "models/target", "--steps", "1", "--out", "models/target"],
+        (["mlx_specdec.mtp", "train", "--base", "models/target", "--max-steps", "1", "--out", "models/target"],
          "is --base"),
-        (["mlx_specdec.mtp", "train", "--base", "models/target", "--steps", "1", "--out", "models"],
+        (["mlx_specdec.mtp", "train", "--base", "models/target", "--max-steps", "1", "--out", "models"],
          "contains --base"),
         (["mlx_specdec.convert", "src.npz", "--out", "paper.txt"], "is an existing file"),
         (["mlx_specdec.convert", "src.npz", "--out", "."], "is the working directory"),
@@ -152,21 +152,22 @@ def _tiny(tmp_path, tok, **kw):
 
 
 def test_non_finite_loss_stops_keeping_the_last_good_checkpoint(tmp_path, monkeypatch, tiny_tokenizer):
-    from mlx_specdec import train as train_lib
     from mlx_specdec.errors import InterruptedRun
+    from mlx_specdec.training import loop
+    from mlx_specdec.training import storylm as train_lib
 
     tok = tiny_tokenizer
-    real_update = train_lib.Progress.update
+    real_update = loop.Progress.update
 
     def interrupt_at_7(self, step, info, left):
         if step == 7:
             raise KeyboardInterrupt
         real_update(self, step, info, left)
 
-    monkeypatch.setattr(train_lib.Progress, "update", interrupt_at_7)
+    monkeypatch.setattr(loop.Progress, "update", interrupt_at_7)
     with pytest.raises(InterruptedRun, match="interrupted at step 7"):
         train_lib.train(_tiny(tmp_path, tok))
-    monkeypatch.setattr(train_lib.Progress, "update", real_update)
+    monkeypatch.setattr(loop.Progress, "update", real_update)
     ckpt = tmp_path / "run" / "ckpt.safetensors"
     good = ckpt.read_bytes()
 
@@ -224,7 +225,7 @@ def test_checkpoint_meta_without_max_steps_is_one_line(tmp_path):
                                          ("--min-lr-ratio", "2"), ("--time-budget-min", "-inf"),
                                          ("--seed", "-1")])
 def test_bad_hyperparameters_are_refused_when_parsed(flag, value, capsys):
-    from mlx_specdec.train import main
+    from mlx_specdec.cli.train import main
 
     with pytest.raises(SystemExit) as e:
         main(["--preset", "storylm-tiny", "--max-steps", "1", f"{flag}={value}"])
@@ -277,13 +278,13 @@ def test_ctrl_c_during_imports_exits_130_without_a_traceback():
     assert proc.returncode == 130 and "Traceback" not in err
 
 
-@pytest.mark.parametrize("module", ["mlx_specdec.generate", "mlx_specdec.mtp"])
-def test_ctrl_c_while_generating_prints_what_was_generated_and_exits_130(tiny_store, module):
+@pytest.mark.parametrize("drafter_kind", ["model", "head"])
+def test_ctrl_c_while_generating_prints_what_was_generated_and_exits_130(tiny_store, drafter_kind):
     target, drafter = tiny_store
-    args = (["--model", str(target), "--draft-model", str(drafter)] if module == "mlx_specdec.generate"
-            else ["generate", "--base", str(target), "--head", "nowhere"])
+    module = "mlx_specdec.generate"
+    args = ["--model", str(target), "--draft-model", str(drafter) if drafter_kind == "model" else "nowhere"]
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    if module == "mlx_specdec.mtp":  # no head for the tiny model: refused (exit 2), never a traceback
+    if drafter_kind == "head":  # no head for the tiny model: refused (exit 2), never a traceback
         code, _, err = run(module, *args, "--prompt", "Once")
         assert code == 2 and "Traceback" not in err
         return
@@ -298,7 +299,7 @@ def test_ctrl_c_while_generating_prints_what_was_generated_and_exits_130(tiny_st
 
 @pytest.mark.parametrize("where", ["warm-up", "baseline"])
 def test_ctrl_c_during_compare_gives_no_verdict(tiny_store, monkeypatch, capsys, where):
-    import mlx_specdec.generate as gen
+    import mlx_specdec.cli.generate as gen
 
     real_plain = gen.plain_stream
     calls = []
@@ -320,7 +321,7 @@ def test_ctrl_c_during_compare_gives_no_verdict(tiny_store, monkeypatch, capsys,
 
 
 def test_json_is_strict_json():
-    from mlx_specdec.generate import json_record
+    from mlx_specdec.cli.common import json_record
 
     text = json_record({"speedup": math.inf, "rates": [math.nan, 1.0]})
     assert json.loads(text) == {"speedup": None, "rates": [None, 1.0]}
@@ -470,7 +471,7 @@ def _sweep_cases() -> list[list[str]]:
     }.items():
         for value in values:
             cases.append([*train, flag, value])
-    mtp = ["mlx_specdec.mtp", "train", "--base", "models/target", "--steps", "2", "--run-dir", "mr"]
+    mtp = ["mlx_specdec.mtp", "train", "--base", "models/target", "--max-steps", "2", "--run-dir", "mr"]
     for flag, values in {
         "--depth-decay": ["0", "1.5", "nan"], "--lr": ["nan", "-1"], "--grad-clip": ["-1"],
         "--depth": ["0"], "--seq-len": ["2"], "--out": ["models/target", "notes", ".", "models"],
@@ -478,11 +479,11 @@ def _sweep_cases() -> list[list[str]]:
     }.items():
         for value in values:
             cases.append([*mtp, flag, value])
-    mgen = ["mlx_specdec.mtp", "generate", "--base", "models/target", "--head", "models/drafter"]
-    for flag, value in [("--temp", "inf"), ("-k", "0"), ("--max-tokens", "-1"), ("--head", "nowhere"),
+    mgen = ["mlx_specdec.generate", "--model", "models/target", "--draft-model", "models/drafter"]
+    for flag, value in [("--temp", "inf"), ("-k", "0"), ("--max-tokens", "-1"), ("--draft-model", "nowhere"),
                         ("--top-p", "nan")]:
         cases.append([*mgen, flag, value])
-    mbench = ["mlx_specdec.mtp", "bench", "--base", "models/target", "--head", "models/drafter"]
+    mbench = ["bench.heads", "--base", "models/target", "--head", "models/drafter"]
     for flag, value in [("--depths", "1,x"), ("--depths", "0"), ("--prompts", "0"), ("--repeats", "-1")]:
         cases.append([*mbench, flag, value])
     conv = ["mlx_specdec.convert"]
@@ -505,21 +506,23 @@ SWEEP = _sweep_cases()
 def _main_of(module):
     if module == "bench":
         from bench.cli import main
+    elif module == "bench.heads":
+        from bench.heads import main
     elif module == "mlx_specdec.generate":
-        from mlx_specdec.generate import main
+        from mlx_specdec.cli.generate import main
     elif module == "mlx_specdec.train":
-        from mlx_specdec.train import main
+        from mlx_specdec.cli.train import main
     elif module == "mlx_specdec.mtp":
-        from mlx_specdec.mtp import main
+        from mlx_specdec.cli.mtp import main
     else:
-        from mlx_specdec.convert import main
+        from mlx_specdec.cli.convert import main
     return main
 
 
 def test_the_sweep_has_at_least_60_bad_values_through_every_cli():
     assert len(SWEEP) >= 60
     assert {c[0] for c in SWEEP} == {"mlx_specdec.generate", "mlx_specdec.train", "mlx_specdec.mtp",
-                                     "mlx_specdec.convert", "bench"}
+                                     "mlx_specdec.convert", "bench", "bench.heads"}
 
 
 @pytest.mark.parametrize("argv", SWEEP, ids=[" ".join(c[0:1] + c[-2:]) for c in SWEEP])
@@ -548,7 +551,7 @@ def test_a_sample_of_the_sweep_as_real_processes(world):
 
 
 def test_exit_codes_are_the_same_everywhere(capsys):
-    from mlx_specdec.cli_support import run_main
+    from mlx_specdec.cli.common import run_main
     from mlx_specdec.errors import InterruptedRun
 
     def raises(error):

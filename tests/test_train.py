@@ -15,7 +15,8 @@ import pytest
 
 from mlx_specdec.errors import SpecDecError
 from mlx_specdec.models.store import load_store
-from mlx_specdec.train import TrainConfig, batch_rows, main, pack, train, train_ladder
+from mlx_specdec.cli.train import main
+from mlx_specdec.train import TrainConfig, batch_rows, pack, train, train_ladder
 
 ROOT = Path(__file__).resolve().parents[1]
 VOCAB = 400
@@ -141,7 +142,7 @@ class Killed(BaseException):
 
 
 def _die_at(monkeypatch, step, exc):
-    import mlx_specdec.train as T
+    import mlx_specdec.training.loop as T  # the shared loop draws every batch
 
     real = T.batch_rows
 
@@ -194,10 +195,20 @@ def test_time_budget_stops_gracefully_then_validates_and_saves(tmp_path, tok):
     assert again["steps"] == summary["steps"] and again["valid_loss"] == summary["valid_loss"]
 
 
-def test_time_budget_alone_calibrates_the_schedule_length(tmp_path, tok):
-    summary = train(tiny(tmp_path, tok, max_steps=None, time_budget_min=0.05))
-    assert summary["max_steps"] > 10
-    assert summary["steps"] <= summary["max_steps"]
+def test_time_budget_alone_calibrates_the_schedule_length(tmp_path, tok, monkeypatch):
+    from mlx_specdec.training import loop
+
+    real, seen = loop.calibrate_steps, []
+
+    def calibrate(task, cfg, rows, budget_s):
+        seen.append((budget_s, real(task, cfg, rows, budget_s)))
+        return 13
+
+    monkeypatch.setattr(loop, "calibrate_steps", calibrate)
+    summary = train(tiny(tmp_path, tok, max_steps=None, time_budget_min=10.0))
+    (budget_s, measured), = seen
+    assert budget_s == 600.0 and measured >= 1  # the budget, in seconds, reached the calibration
+    assert summary["max_steps"] == summary["steps"] == 13 and summary["stop_reason"] == "max_steps"
 
 
 def test_ladder_trains_presets_with_one_shared_tokenizer(tmp_path, monkeypatch):
