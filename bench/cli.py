@@ -40,7 +40,7 @@ def parser():
     p.add_argument("--max-tokens", type=int, default=None, help="new tokens per prompt (default 96; quick 32)")
     p.add_argument("--k", default=None, help="draft lengths, comma-separated (default 1,2,4,8; quick 1,4)")
     p.add_argument("--prompts", type=int, default=None, help="use the first N prompts (default all; quick 3)")
-    p.add_argument("--prompt-file", default=None, help="prompt set JSON (default bench/prompts.json)")
+    p.add_argument("--prompt-file", default=None, help="prompt set JSON (default: the versioned set in mlx_specdec/data/prompts.json)")
     p.add_argument("--temp", type=number(float), default=1.0, help="temperature of the sampled mode; 0 skips it (default 1.0)")
     p.add_argument("--target", default=None, help="target model (default: the largest shipped ladder model)")
     p.add_argument("--drafter", action="append", default=None,

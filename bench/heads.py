@@ -78,8 +78,7 @@ def bench(base, tok, head, *, prompts: int = 10, prompt_tokens: int = 30, max_to
             a["tokens"] += len(ids)
             if mode in drafters:
                 a["rounds"] += drafters[mode][1].rounds
-                for k in ("target_passes", "drafted", "accepted", "generated"):
-                    setattr(a["stats"], k, getattr(a["stats"], k) + getattr(s, k))
+                a["stats"].add(s)
         times = {m: [] for m in modes}
         for _ in range(repeats):
             for mode in modes:

@@ -35,7 +35,7 @@ from mlx_specdec.generate import SpecStats, encode_prompt, plain_stream, specula
 from mlx_specdec.loading import load_pair
 from mlx_specdec.state import CacheSequence
 
-from .prompts import load_prompts
+from mlx_specdec.data.prompts import load_prompts
 from .run import machine_name, quantiles
 from .systems import synchronised
 

@@ -23,7 +23,7 @@ from pathlib import Path
 import mlx.core as mx
 
 from . import costmodel
-from .prompts import load_prompts
+from mlx_specdec.data.prompts import load_prompts
 from .systems import LADDER, Context, Run, System, build_systems, discover_drafters
 
 SCHEMA = 1

@@ -52,6 +52,13 @@ class SpecStats:
     def tokens_per_pass(self) -> float:
         return self.generated / self.target_passes if self.target_passes else 0.0
 
+    def add(self, other: SpecStats) -> SpecStats:
+        """Fold another generation's counters into these (totals over prompts); returns self."""
+        for name in ("target_passes", "drafted", "accepted", "generated"):
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+        self.accepted_per_round += other.accepted_per_round
+        return self
+
     def as_dict(self) -> dict:
         return {
             "target_passes": self.target_passes,

@@ -9,7 +9,7 @@ import pytest
 
 from bench import costmodel
 from bench.cli import main as bench_main
-from bench.prompts import load_prompts
+from mlx_specdec.data.prompts import load_prompts
 from bench.report import headlines
 from bench.systems import mlx_lm_rounds
 from mlx_specdec.errors import SpecDecError
