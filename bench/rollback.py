@@ -169,7 +169,7 @@ def main(argv=None) -> int:
     p.add_argument("--prompts", type=int, default=6)
     p.add_argument("--repeats", type=int, default=2)
     p.add_argument("--cost-repeats", type=int, default=20)
-    p.add_argument("--out", default="bench/results")
+    p.add_argument("--out", default=".", help="output folder (default: the working directory)")
     args = p.parse_args(argv)
     try:
         ks = [int(x) for x in args.ks.split(",")]
