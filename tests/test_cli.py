@@ -46,10 +46,12 @@ def test_no_draft_runs_plain_decoding(tiny_store, capsys):
 def test_sampled_generation_is_reproducible_with_a_seed(tiny_store, capsys):
     target, drafter = tiny_store
     common = ["--model", str(target), "--draft-model", str(drafter), "--max-tokens", "15", "--temp", "1.0", "--json"]
-    main(common + ["--seed", "3"])
-    first = json.loads(capsys.readouterr().out)["ids"]
-    main(common + ["--seed", "3"])
-    assert json.loads(capsys.readouterr().out)["ids"] == first
+    runs = {}
+    for seed in ("3", "3", "4"):
+        assert main(common + ["--seed", seed]) == 0
+        runs.setdefault(seed, []).append(json.loads(capsys.readouterr().out)["ids"])
+    assert runs["3"][0] == runs["3"][1] and len(runs["3"][0]) == 15
+    assert runs["4"][0] != runs["3"][0]  # the seed is used, not ignored
 
 
 @pytest.mark.parametrize(

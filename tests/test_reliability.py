@@ -270,9 +270,12 @@ def test_prompts_that_cannot_be_encoded_get_one_line(tiny_store, capsys):
 
 def test_ctrl_c_during_imports_exits_130_without_a_traceback():
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    proc = subprocess.Popen([sys.executable, "-m", "mlx_specdec.generate", "--max-tokens", "5"], env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    time.sleep(0.25)  # the interpreter is importing MLX
+    # -X importtime reports each import as it completes: the first mlx module means MLX is loading now.
+    proc = subprocess.Popen([sys.executable, "-X", "importtime", "-m", "mlx_specdec.generate", "--max-tokens", "5"],
+                            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    for line in proc.stderr:
+        if line.rstrip().split("|")[-1].strip().split(".")[0] == "mlx":
+            break
     proc.send_signal(signal.SIGINT)
     out, err = proc.communicate(timeout=60)
     assert proc.returncode == 130 and "Traceback" not in err

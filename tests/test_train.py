@@ -6,7 +6,6 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import mlx_specdec  # noqa: F401  (before mlx.core)
@@ -109,14 +108,13 @@ def test_resume_after_sigkill_continues_with_identical_losses(tmp_path, tok):
     train(ref)
     cfg = tiny(tmp_path / "killed", tok, max_steps=steps, ckpt_every=every, log_every=1, eval_every=100)
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    proc = subprocess.Popen(_cli(cfg), cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(_cli(cfg), cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     log = Path(cfg.run_dir) / "log.csv"
-    deadline = time.time() + 60
-    while time.time() < deadline and proc.poll() is None:
-        if log.is_file() and len(log.read_text().splitlines()) > 30:  # past a few checkpoints
+    # The run prints `step N | ...` once row N is in log.csv: wait for that line, not for a clock.
+    for line in proc.stdout:
+        if line.startswith("step ") and int(line.split()[1]) > 30:  # past a few checkpoints
             break
-        time.sleep(0.01)
-    assert proc.poll() is None, f"run ended before it could be killed: {proc.stderr.read().decode()[-300:]}"
+    assert proc.poll() is None, f"run ended before it could be killed: {proc.stderr.read()[-300:]}"
     proc.send_signal(signal.SIGKILL)
     proc.wait()
     killed_at = len(log.read_text().splitlines()) - 1  # steps logged before the kill
@@ -188,7 +186,7 @@ def test_time_budget_stops_gracefully_then_validates_and_saves(tmp_path, tok):
     summary = train(cfg)
     assert summary["stop_reason"] == "time budget"
     assert 0 < summary["steps"] < 10**6 and math.isfinite(summary["valid_loss"])
-    assert summary["wall_time_s"] >= 1.2
+    assert summary["wall_time_s"] >= cfg.time_budget_min * 60  # stopped because the budget was spent
     assert (out / "model.safetensors").is_file()
     # Resuming a run whose budget is spent trains nothing more: it re-validates and re-saves.
     again = train(TrainConfig(**{**cfg.__dict__, "resume": True, "overwrite": True}))  # --out exists now
