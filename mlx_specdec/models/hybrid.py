@@ -198,7 +198,7 @@ def is_hybrid_folder(config: dict) -> bool:
 
 def load_hybrid(path) -> tuple[Any, Any]:
     """Load a hybrid store folder -> (mlx-lm Model in eval mode, StoryTokenizer)."""
-    from .tokenizer import StoryTokenizer
+    from .tokenizer import load_folder_tokenizer
 
     path = Path(path)
     for name in (CONFIG, WEIGHTS, TOKENIZER):
@@ -213,17 +213,7 @@ def load_hybrid(path) -> tuple[Any, Any]:
             f"{path / CONFIG}: model_type {config.get('model_type')!r} but architecture.model_type "
             f"{arch.get('model_type')!r}"
         )
-    try:
-        tok = StoryTokenizer(str(path / TOKENIZER))
-    except ModelLoadError:
-        raise
-    except Exception as e:  # sentencepiece raises RuntimeError/OSError on junk
-        raise ModelLoadError(f"{path / TOKENIZER} is not a valid tokenizer ({type(e).__name__})") from None
-    if config.get("tokenizer_fingerprint") != tok.fingerprint:
-        raise ModelLoadError(
-            f"tokenizer fingerprint mismatch in {str(path)!r}: config.json says "
-            f"{config.get('tokenizer_fingerprint')!r}, {TOKENIZER} is {tok.fingerprint!r}"
-        )
+    tok = load_folder_tokenizer(path, config, TOKENIZER)
     if arch.get("vocab_size") != tok.vocab_size:
         raise ModelLoadError(f"{path / CONFIG}: vocab_size {arch.get('vocab_size')} != tokenizer's {tok.vocab_size}")
     model = model_from_config(arch, str(path / CONFIG))

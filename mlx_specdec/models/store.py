@@ -147,20 +147,9 @@ def load_store(path) -> tuple[StoryLM, Any]:
         raise ModelLoadError(f"unknown model_type {model_type!r} in {path / CONFIG}; expected 'storylm'")
     cfg = storylm_config(config, path / CONFIG)
 
-    from .tokenizer import StoryTokenizer
+    from .tokenizer import load_folder_tokenizer
 
-    try:
-        tok = StoryTokenizer(str(path / TOKENIZER))
-    except ModelLoadError:
-        raise
-    except Exception as e:  # sentencepiece raises RuntimeError/OSError on junk
-        raise ModelLoadError(f"{path / TOKENIZER} is not a valid tokenizer ({type(e).__name__})") from None
-    want = config.get("tokenizer_fingerprint")
-    if want != tok.fingerprint:
-        raise ModelLoadError(
-            f"tokenizer fingerprint mismatch in {str(path)!r}: config.json says {want!r}, "
-            f"{TOKENIZER} is {tok.fingerprint!r}"
-        )
+    tok = load_folder_tokenizer(path, config, TOKENIZER)
 
     weights = load_safetensors(path / WEIGHTS)
     model = StoryLM(cfg)
