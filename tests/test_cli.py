@@ -54,6 +54,7 @@ def test_sampled_generation_is_reproducible_with_a_seed(tiny_store, capsys):
     assert runs["4"][0] != runs["3"][0]  # the seed is used, not ignored
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "args, message",
     [
@@ -73,6 +74,7 @@ def test_bad_arguments_exit_nonzero_with_one_line(tiny_store, args, message):
     assert "Traceback" not in err and len(err.strip().splitlines()) == 1
 
 
+@pytest.mark.slow
 def test_missing_and_corrupt_models_exit_nonzero_with_one_line(tiny_store, tmp_path):
     target, _ = tiny_store
     code, _, err = run_cli("--model", str(tmp_path / "nope"), "--no-draft")
@@ -87,6 +89,7 @@ def test_missing_and_corrupt_models_exit_nonzero_with_one_line(tiny_store, tmp_p
     assert code == 2 and "corrupt or truncated" in err and len(err.strip().splitlines()) == 1
 
 
+@pytest.mark.slow
 def test_tokenizer_mismatch_is_refused_naming_both(tiny_store, tmp_path):
     from mlx_specdec.data import iter_texts
     from mlx_specdec.models.store import save_model
@@ -119,6 +122,7 @@ def test_ctrl_c_prints_what_was_generated_and_the_stats(tiny_store, capsys, monk
     assert "(interrupted)" in out and "target passes: 2" in out
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("drafter", ["storylm-5m-mtp", "prompt-lookup"])
 def test_mtp_head_and_prompt_lookup_drafters_from_the_command_line(drafter, capsys):
     from tests.conftest import shipped

@@ -480,6 +480,7 @@ def test_resume_refuses_a_missing_checkpoint(tmp_path, tiny_store):
 # ---------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_shipped_head_drafts_at_least_1_5_tokens_per_pass_and_stays_lossless():
     base_path = shipped("storylm-5m")
     head_path = Path(base_path).parent / "storylm-5m-mtp"

@@ -76,6 +76,7 @@ def world(tmp_path, tiny_store, monkeypatch):
 # ---------------------------------------------------------------- writers never destroy what they did not make
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "argv, message",
     [
@@ -127,6 +128,7 @@ def test_a_failed_write_leaves_no_temp_folder(world, monkeypatch):
     assert not (world / "new").exists() and not [p for p in world.iterdir() if p.name.startswith(".new")]
 
 
+@pytest.mark.slow
 def test_unwritable_or_full_destinations_are_refused_first(world, monkeypatch):
     from mlx_specdec.models import folders
 
@@ -258,6 +260,7 @@ def test_unsamplable_temperatures_are_refused(temp, message):
         speculative_generate(TableLM(8), TableLM(8), [1], 4, temperature=temp)
 
 
+@pytest.mark.slow
 def test_prompts_that_cannot_be_encoded_get_one_line(tiny_store, capsys):
     target, _ = tiny_store
     code, out, err = run("mlx_specdec.generate", "--model", str(target), "--no-draft", "--prompt", "caf\udcff",
@@ -268,6 +271,7 @@ def test_prompts_that_cannot_be_encoded_get_one_line(tiny_store, capsys):
     assert "not valid UTF-8" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_ctrl_c_during_imports_exits_130_without_a_traceback():
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     # -X importtime reports each import as it completes: the first mlx module means MLX is loading now.
@@ -281,6 +285,7 @@ def test_ctrl_c_during_imports_exits_130_without_a_traceback():
     assert proc.returncode == 130 and "Traceback" not in err
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("drafter_kind", ["model", "head"])
 def test_ctrl_c_while_generating_prints_what_was_generated_and_exits_130(tiny_store, drafter_kind):
     target, drafter = tiny_store
@@ -425,6 +430,7 @@ def test_eos_id_is_validated(eos_id):
 # ---------------------------------------------------------------- bench
 
 
+@pytest.mark.slow
 def test_bench_refuses_a_name_with_separators_and_a_missing_requested_head(world, capsys):
     from bench.cli import main as bench_main
 
@@ -545,6 +551,7 @@ def test_sweep_bad_value_exits_nonzero_keeping_every_file(world, argv, capsys):
     assert_kept(before, world)
 
 
+@pytest.mark.slow
 def test_a_sample_of_the_sweep_as_real_processes(world):
     before = snapshot(world)
     for argv in SWEEP[::16]:

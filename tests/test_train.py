@@ -102,6 +102,7 @@ def _cli(cfg: TrainConfig) -> list[str]:
     return args
 
 
+@pytest.mark.slow
 def test_resume_after_sigkill_continues_with_identical_losses(tmp_path, tok):
     steps, every = 150, 10
     ref = tiny(tmp_path / "ref", tok, max_steps=steps, ckpt_every=every, log_every=1, eval_every=100)
