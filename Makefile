@@ -4,7 +4,7 @@ VENV   ?= .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test bench bench-quick ladder blas doctor clean
+.PHONY: demo test test-fast bench bench-quick ladder blas doctor clean
 
 $(STAMP): pyproject.toml
 	@$(MAKE) --no-print-directory blas
@@ -38,11 +38,14 @@ demo: $(STAMP)
 test: $(STAMP)
 	$(PY) -m pytest
 
+test-fast: $(STAMP)
+	$(PY) -m pytest -m "not slow"
+
 bench: $(STAMP)
-	$(PY) -m bench
+	$(PY) -m bench --out bench/results
 
 bench-quick: $(STAMP)
-	$(PY) -m bench --quick
+	$(PY) -m bench --quick --out bench/results
 
 ladder: $(STAMP)
 	$(PY) -m mlx_specdec.train --ladder $(if $(CORPUS),--corpus $(CORPUS),) --out models

@@ -1,6 +1,6 @@
 import sys
 
-from mlx_specdec.cli_support import quiet_interrupts
+from mlx_specdec.cli.common import quiet_interrupts
 
 quiet_interrupts()  # Ctrl-C while MLX loads: one line and exit 130, not a traceback
 

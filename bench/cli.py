@@ -1,6 +1,6 @@
 """`python -m bench`: every system on the same models, one run, an honest report.
 
-    python -m bench                 # full run (~10 min on a 2-core CPU): JSON + markdown + PNGs in bench/results/
+    python -m bench                 # full run (~10 min on a 2-core CPU): JSON + markdown + PNGs in the working directory
     python -m bench --quick         # smoke run (~1 min): 3 prompts, 32 tokens, k in {1, 4}, 1 repeat
     python -m bench --k 2,4 --repeats 5 --max-tokens 200 --out /tmp/bench
     python -m bench --target path/to/target --drafter path/to/drafter
@@ -30,17 +30,17 @@ def _ks(text: str) -> list[int]:
 def parser():
     import argparse
 
-    from mlx_specdec.cli_support import Parser, number, path_name
+    from mlx_specdec.cli.common import Parser, number, path_name
 
     p = Parser(prog="python -m bench", description=__doc__.splitlines()[0],
                formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__.split("\n", 2)[2])
     p.add_argument("--quick", action="store_true", help="smoke mode: 3 prompts, 32 tokens, k in {1,4}, 1 repeat")
-    p.add_argument("--out", default=None, help="output folder (default bench/results)")
+    p.add_argument("--out", default=".", help="output folder (default: the working directory)")
     p.add_argument("--repeats", type=int, default=None, help="timed repeats per system (default 3; quick 1)")
     p.add_argument("--max-tokens", type=int, default=None, help="new tokens per prompt (default 96; quick 32)")
     p.add_argument("--k", default=None, help="draft lengths, comma-separated (default 1,2,4,8; quick 1,4)")
     p.add_argument("--prompts", type=int, default=None, help="use the first N prompts (default all; quick 3)")
-    p.add_argument("--prompt-file", default=None, help="prompt set JSON (default bench/prompts.json)")
+    p.add_argument("--prompt-file", default=None, help="prompt set JSON (default: the versioned set in mlx_specdec/data/prompts.json)")
     p.add_argument("--temp", type=number(float), default=1.0, help="temperature of the sampled mode; 0 skips it (default 1.0)")
     p.add_argument("--target", default=None, help="target model (default: the largest shipped ladder model)")
     p.add_argument("--drafter", action="append", default=None,
@@ -57,7 +57,7 @@ def parser():
 def main(argv=None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     args = parser().parse_args(argv)
-    from mlx_specdec.cli_support import run_main
+    from mlx_specdec.cli.common import run_main
 
     return run_main(_main, args, argv)
 
@@ -66,7 +66,7 @@ def _main(args, argv) -> int:
     import datetime
 
     from . import report
-    from .run import QUICK, ROOT, Settings, machine_name, run_benchmark
+    from .run import QUICK, Settings, machine_name, run_benchmark
 
     settings = Settings(**QUICK, quick=True) if args.quick else Settings()
     if args.repeats is not None:
@@ -97,7 +97,7 @@ def _main(args, argv) -> int:
     if args.temp > 0 and args.temp < 1e-4:
         raise SpecDecError(f"--temp {args.temp!r} is too small to sample with; use 0 to skip the sampled mode")
     # Where the results go is checked before the run: after it, they would be lost.
-    out = Path(args.out) if args.out else ROOT / "bench" / "results"
+    out = Path(args.out)
     name = args.name or f"{datetime.date.today().isoformat()}-{machine_name()}" + ("-quick" if args.quick else "")
     report.check_destination(out, name)
 

@@ -12,7 +12,7 @@ Units are target steps: one cached one-token target pass costs 1.
 A round costs k drafter steps plus one verification pass and emits
 E[accepted] + 1 tokens, so
 
-    course model:           speedup = (E[acc] + 1) / (1 + k c)
+    simple model (v = 1):   speedup = (E[acc] + 1) / (1 + k c)
     with measured v_k:      speedup = (E[acc] + 1) / (v_k + k c)
 
 Both leave out what the loop does on the host (the per-round sync, Python) and

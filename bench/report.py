@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 COLUMNS = ["system", "k", "tokens/s (median, min-max)", "x plain (IQR)", "tokens/pass", "accept", "acc/round",
-           "peak / start MB", "identical", "pred. course", "pred. v_k"]
+           "peak / start MB", "identical", "pred. v=1", "pred. v_k"]
 
 
 def _f(x, fmt="{:.2f}"):
@@ -84,7 +84,7 @@ def headlines(result: dict) -> list[str]:
     if most and most is not best:
         pred = ""
         if most.get("predicted_speedup_course") is not None:
-            pred = (f"; the cost model predicted {most['predicted_speedup_course']:.2f}x (course) and "
+            pred = (f"; the cost model predicted {most['predicted_speedup_course']:.2f}x (v = 1) and "
                     f"{most['predicted_speedup_measured_v']:.2f}x (with measured v_k) from c = {most['c']:.2f}")
         lines.append(
             f"Tokens per pass overstate the clock: the most tokens per target pass (ours, {most['drafter']}, "
@@ -148,7 +148,7 @@ def cost_lines(result: dict) -> list[str]:
     for name, be in c.get("break_even_alpha_k4", {}).items():
         course = "none (cannot win)" if be["course"] is None else f"{be['course']:.3f}"
         meas = "none (cannot win)" if be["measured_v"] is None else f"{be['measured_v']:.3f}"
-        lines.append(f"Break-even per-token acceptance at k=4 for {name}: alpha = {course} (course model, v=1), "
+        lines.append(f"Break-even per-token acceptance at k=4 for {name}: alpha = {course} (simple model, v=1), "
                      f"{meas} (with measured v_4).")
     return lines
 
@@ -219,7 +219,7 @@ def markdown(result: dict, plots: list[str]) -> str:
         "",
         "accept = accepted drafts / drafted; acc/round = mean accepted drafts per round (E[accepted]); "
         "tokens/pass = emitted tokens / target passes (= E[accepted] + 1). mlx-lm's counters are derived from its "
-        "from_draft flags. pred. course = (E[acc]+1)/(1+k c); pred. v_k = (E[acc]+1)/(v_k + k c), with k the mean "
+        "from_draft flags. pred. v=1 = (E[acc]+1)/(1+k c); pred. v_k = (E[acc]+1)/(v_k + k c), with k the mean "
         "drafts per round. peak / start MB: peak MLX memory during the generation / MLX memory held when it started "
         "(the weights of every model in the run); source: " + (result["rows"][0]["peak_memory_source"] if result["rows"] else "-") + ".",
         "",

@@ -35,9 +35,9 @@ from mlx_specdec.generate import SpecStats, encode_prompt, plain_stream, specula
 from mlx_specdec.loading import load_pair
 from mlx_specdec.state import CacheSequence
 
-from .prompts import load_prompts
+from mlx_specdec.data.prompts import load_prompts
 from .run import machine_name, quantiles
-from .systems import _synchronised
+from .systems import synchronised
 
 EMPTY = mx.array([], dtype=mx.int32)
 
@@ -86,7 +86,7 @@ def rollback_costs(model, context: list[int], ks: list[int], repeats: int = 20) 
 
 
 def _timed(fn) -> tuple[list[int], float, SpecStats | None]:
-    (ids, stats), seconds, _, _ = _synchronised(fn)
+    (ids, stats), seconds, _, _ = synchronised(fn)
     return ids, seconds, stats
 
 
@@ -169,7 +169,7 @@ def main(argv=None) -> int:
     p.add_argument("--prompts", type=int, default=6)
     p.add_argument("--repeats", type=int, default=2)
     p.add_argument("--cost-repeats", type=int, default=20)
-    p.add_argument("--out", default="bench/results")
+    p.add_argument("--out", default=".", help="output folder (default: the working directory)")
     args = p.parse_args(argv)
     try:
         ks = [int(x) for x in args.ks.split(",")]

@@ -4,7 +4,7 @@ Timing discipline: a warm-up generation per system first (allocator, first
 calls); then `repeats` passes, each running every system on a prompt before
 the next prompt starts (order rotated per prompt), so load drifting on a
 shared machine hits all systems alike. Each generation is one synchronised
-timed region (see systems._synchronised). Speedups are paired: a generation's
+timed region (see systems.synchronised). Speedups are paired: a generation's
 tokens/s over the plain run of the same prompt in the same pass, seconds
 apart; the row reports the median and quartiles of those ratios.
 """
@@ -23,7 +23,7 @@ from pathlib import Path
 import mlx.core as mx
 
 from . import costmodel
-from .prompts import load_prompts
+from mlx_specdec.data.prompts import load_prompts
 from .systems import LADDER, Context, Run, System, build_systems, discover_drafters
 
 SCHEMA = 1

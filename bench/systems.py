@@ -86,7 +86,7 @@ class Context:
     mtp_head: str | None = None  # explicit MTP head folder (None: <models>/<target>-mtp)
 
 
-def _synchronised(fn) -> tuple[object, float, int, int]:
+def synchronised(fn) -> tuple[object, float, int, int]:
     """Run fn() in a timed region: sync before starting and before stopping the clock.
 
     Leftovers of earlier generations (caches in reference cycles) are collected
@@ -230,7 +230,7 @@ def _mlx_lm():
 
 def ours_plain(target, temperature: float) -> Callable:
     def run(prompt, max_tokens, seed):
-        ids, seconds, peak, resident = _synchronised(
+        ids, seconds, peak, resident = synchronised(
             lambda: list(plain_stream(target, prompt, max_tokens, temperature=temperature, seed=seed))
         )
         return Run(ids, seconds, target_passes=len(ids), peak_memory=peak, resident_memory=resident)
@@ -251,7 +251,7 @@ def ours_spec(target, spec: DrafterSpec, k: int, temperature: float) -> Callable
                 out.extend(emission.ids)
             return out
 
-        ids, seconds, peak, resident = _synchronised(go)
+        ids, seconds, peak, resident = synchronised(go)
         return Run(ids, seconds, stats.target_passes, stats.drafted, stats.accepted, peak, resident)
 
     return run
@@ -263,7 +263,7 @@ def mlx_lm_plain(target, temperature: float) -> Callable:
 
     def run(prompt, max_tokens, seed):
         mx.random.seed(seed)  # mlx-lm samples from the global generator
-        ids, seconds, peak, resident = _synchronised(
+        ids, seconds, peak, resident = synchronised(
             lambda: [int(t) for t, _ in gen.generate_step(mx.array(prompt), target, max_tokens=max_tokens, sampler=sampler)]
         )
         return Run(ids, seconds, target_passes=len(ids), peak_memory=peak, resident_memory=resident)
@@ -286,7 +286,7 @@ def mlx_lm_spec(target, draft_model, k: int, temperature: float) -> Callable:
                 )
             ]
 
-        out, seconds, peak, resident = _synchronised(go)
+        out, seconds, peak, resident = synchronised(go)
         flags = [d for _, d in out]
         rounds, drafted, accepted = mlx_lm_rounds(flags, k, max_tokens)
         return Run([t for t, _ in out], seconds, rounds, drafted, accepted, peak, resident)

@@ -1,4 +1,4 @@
-"""`python -m mlx_specdec.doctor`: what MLX will run on here, and how fast.
+"""What MLX will run on here, and how fast (`python -m mlx_specdec.doctor`, in cli/doctor.py).
 
 Reports the MLX version, device, the BLAS actually in use (with a measured
 fp32 matmul rate: the number that decides whether speculation can win on a
@@ -6,6 +6,11 @@ CPU), and the compute dtype the project uses on this device.
 """
 
 from __future__ import annotations
+
+if __name__ == "__main__":  # `python -m mlx_specdec.doctor` is the command line in cli/doctor.py
+    from mlx_specdec.cli import run_module
+
+    run_module("doctor")
 
 import json
 import platform
@@ -60,38 +65,3 @@ def report() -> dict:
         except Exception:  # pragma: no cover - device naming differs by backend
             info["gpu"] = "gpu"
     return info
-
-
-def main(argv=None) -> int:
-    import argparse
-
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--json", action="store_true", help="print a JSON record")
-    args = parser.parse_args(argv)
-    info = report()
-    if args.json:
-        print(json.dumps(info, indent=2))
-        return 0
-    slow = platform.system() == "Linux" and info["matmul_gflops_fp32_512"] < 30
-    advice = "slow BLAS: install libopenblas0-pthread for ~30x faster CPU matmuls" if slow else None
-    if sys.stdout.isatty():
-        from rich.console import Console
-        from rich.table import Table
-
-        table = Table(title="mlx-specdec doctor", show_header=False)
-        for name, value in info.items():
-            table.add_row(name, str(value))
-        console = Console()
-        console.print(table)
-        if advice:
-            console.print(f"[yellow]{advice}[/yellow]")
-    else:
-        for name, value in info.items():
-            print(f"{name}: {value}")
-        if advice:
-            print(advice)
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

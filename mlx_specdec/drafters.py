@@ -12,16 +12,19 @@ The loop only knows this protocol (compare transformers' candidate generators):
 
 A drafter may propose fewer than k tokens (the loop counts what it got), and
 may define ``bind(target, target_seq)``: called once before prefill, it lets a
-drafter that lives on the target's own trunk (`mlx_specdec.mtp.MTPDrafter`) read the hidden
+drafter that lives on the target's own trunk (`MTPDrafter` below) read the hidden
 states of every verification pass (set ``target_seq.capture_hidden = True``).
 """
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Protocol, runtime_checkable
 
 import mlx.core as mx
 
+from .errors import IncompatibleModelsError, SpecDecError
+from .models.mtp_head import as_ids
 from .sampling import SamplingPolicy
 from .state import make_sequence, model_vocab_size
 
@@ -137,3 +140,105 @@ class PromptLookupDrafter:
 
     def commit(self, accepted, token):
         self.tokens += self._drafts[:accepted] + [token]
+
+
+DEFAULT_DRAFT_DEPTH = 3  # MTPDrafter's cap on drafts per round unless told otherwise
+
+
+class MTPDrafter:
+    """A Drafter that lives on the target's trunk: no extra trunk pass, ever.
+
+    bind() asks the target's sequence to keep the hidden rows of each
+    verification pass. commit(j, t) remembers row j (the state whose next token
+    is t) and t; propose() runs the head from there. The first round drafts from
+    the hidden rows the target's prefill kept (without them it proposes nothing,
+    which the loop handles as a plain step). Everything stays
+    lazy: the loop's one sync per round evaluates drafts and verdict together.
+    """
+
+    def __init__(self, head: MTPHead, max_depth: int | None = None, compile: bool = True):
+        if max_depth is not None and (isinstance(max_depth, bool) or not isinstance(max_depth, int) or max_depth < 1):
+            raise SpecDecError(f"max_depth must be an integer >= 1 or None, got {max_depth!r}")
+        self.head = head
+        self.vocab_size = head.config.vocab_size
+        # Features re-fed past the trained depth still draft usefully (measured), so
+        # a head trained at depth 1 drafts up to DEFAULT_DRAFT_DEPTH when asked.
+        self.max_depth = max_depth or max(head.config.depth, DEFAULT_DRAFT_DEPTH)
+        self._seq = None
+        self._state = None  # (1, D) trunk row whose next token is self._token
+        self._token = None
+        self._n_drafts = 0
+        self.rounds: list[tuple[int, int]] = []  # (drafts proposed, drafts accepted) per round
+        # One compiled graph per module: the head is a handful of small ops, and on
+        # the CPU per-op dispatch would otherwise cost as much as the arithmetic.
+        self._steps = {}
+        for d in range(1, min(self.max_depth, head.config.n_modules) + 1):
+            fn = partial(self._step, d)
+            # The head's weights are declared inputs (read at every call, so a head
+            # updated after this point is seen); the frozen base's are constants.
+            self._steps[d] = mx.compile(fn, inputs=[head.state]) if compile else fn
+
+    def _step(self, depth, state, token):
+        return self.head(state, token, depth=depth)
+
+    def bind(self, target, target_seq) -> None:
+        if target is not self.head.base:
+            raise IncompatibleModelsError(
+                f"this MTP head is attached to another {type(self.head.base).__name__} instance than the target "
+                f"{type(target).__name__}; load the head onto the target (load_head(path, target, tokenizer))"
+            )
+        target_seq.capture_hidden = True
+        self._seq = target_seq
+
+    def prefill(self, prompt_ids) -> None:
+        self._state = self._token = None
+        self.rounds = []
+        # If the target's prefill kept its hidden rows (rows for prompt[:-1]), the
+        # last one is the state whose next token is the last prompt token: the
+        # first round can then draft too. Without it the first round drafts nothing.
+        hidden = getattr(self._seq, "hidden", None)
+        ids = as_ids(prompt_ids)
+        if hidden is not None and hidden.ndim == 2 and hidden.shape[0] == ids.shape[0] - 1:
+            self._state, self._token = hidden[-1:], ids[-1:]
+
+    def propose(self, k, policy, key):
+        depth = min(k, self.max_depth)
+        self._n_drafts = 0
+        if depth < 1 or self._state is None:
+            return EMPTY, None
+        keys = mx.random.split(key, depth) if key is not None and not policy.greedy else [None] * depth
+        state, token = self._state, self._token
+        ids, probs = [], []
+        for d in range(1, depth + 1):
+            logits, state = self._steps[min(d, self.head.config.n_modules)](state, token)
+            token, q = policy.pick(logits, keys[d - 1])
+            token = token.astype(mx.int32)
+            ids.append(token)
+            probs.append(q)
+        self._n_drafts = depth
+        return mx.concatenate(ids), (None if policy.greedy else mx.concatenate(probs))
+
+    def commit(self, accepted, token) -> None:
+        if self._seq is None:
+            raise SpecDecError("MTPDrafter was not bound to a target sequence; drive it through speculative_generate")
+        self.rounds.append((self._n_drafts, accepted))
+        # Row `accepted` of the verification pass fed [pending, d_1..d_k] is the
+        # state at d_accepted (or at pending), whose next token is `token`.
+        self._state = self._seq.hidden[accepted : accepted + 1]
+        self._token = mx.array([token], dtype=mx.int32)
+
+
+def acceptance_by_depth(rounds: list[tuple[int, int]], max_depth: int) -> list[dict]:
+    """Per draft position i: how often draft i was accepted when proposed, and
+    how often when draft i-1 had been accepted (the conditional rate)."""
+    out = []
+    for i in range(1, max_depth + 1):
+        proposed = [(n, a) for n, a in rounds if n >= i]
+        reached = [(n, a) for n, a in proposed if a >= i - 1]
+        acc = sum(a >= i for _, a in proposed)
+        out.append(dict(
+            depth=i, proposed=len(proposed),
+            rate=acc / len(proposed) if proposed else 0.0,
+            conditional=acc / len(reached) if reached else 0.0,
+        ))
+    return out

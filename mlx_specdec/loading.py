@@ -19,7 +19,8 @@ from pathlib import Path
 from .errors import IncompatibleModelsError, ModelLoadError
 from .models.folders import first_line, read_json
 
-# Where `python -m mlx_specdec.generate` finds the shipped StoryLM ladder.
+# Where `python -m mlx_specdec.generate` finds the shipped StoryLM ladder: ./models, or the models/ folder of
+# a source checkout. An installed package (pip install .) ships no models.
 REPO_MODELS = Path(__file__).resolve().parents[1] / "models"
 DEFAULT_TARGET = "storylm-5m"
 DEFAULT_DRAFTER = "storylm-1m"
@@ -179,7 +180,9 @@ def load(path_or_repo: str | os.PathLike):
     if local is not None:
         return _load_folder(local)
     if not _looks_like_repo_id(name):
-        raise ModelLoadError(f"model path {name!r} does not exist (and is not a hub repo id like 'owner/name')")
+        where = ("; the shipped StoryLM models live in the models/ folder of a source checkout: pass --model <folder>"
+                 if name in (DEFAULT_TARGET, DEFAULT_DRAFTER) else "")
+        raise ModelLoadError(f"model path {name!r} does not exist (and is not a hub repo id like 'owner/name'){where}")
     return _from_hub(name)
 
 

@@ -9,7 +9,7 @@ import pytest
 
 from bench import costmodel
 from bench.cli import main as bench_main
-from bench.prompts import load_prompts
+from mlx_specdec.data.prompts import load_prompts
 from bench.report import headlines
 from bench.systems import mlx_lm_rounds
 from mlx_specdec.errors import SpecDecError
@@ -162,6 +162,7 @@ def test_cli_rejects_bad_k_in_one_line(capsys):
 # -- the quick run, end to end --------------------------------------------------
 
 
+@pytest.mark.slow
 def test_quick_bench_writes_results_and_every_greedy_row_is_identical(tmp_path, tiny_store):
     shipped = all((SHIPPED / n / "model.safetensors").is_file() for n in ("storylm-1m", "storylm-5m"))
     args = ["--quick", "--out", str(tmp_path), "--name", "smoke"]

@@ -19,6 +19,7 @@ import mlx.core as mx
 from mlx.utils import tree_flatten, tree_map
 
 from mlx_specdec import convert
+from mlx_specdec.cli.convert import main as convert_main
 from mlx_specdec.errors import ModelLoadError, SpecDecError
 from mlx_specdec.models.gpt_neo import load_gpt_neo
 
@@ -43,7 +44,7 @@ def store(tmp_path_factory):
     """Both fixture models converted through the command-line entry point."""
     root = tmp_path_factory.mktemp("store")
     for name in ("target", "drafter"):
-        assert convert.main([str(FIXTURE / name), "--out", str(root / name)]) == 0
+        assert convert_main([str(FIXTURE / name), "--out", str(root / name)]) == 0
     return root
 
 
@@ -205,7 +206,7 @@ def test_config_weight_shape_mismatch_is_a_one_line_error(tmp_path):
 
 
 def test_cli_prints_one_line_error_and_exits_2(tmp_path, capsys):
-    assert convert.main([str(tmp_path / "nowhere"), "--out", str(tmp_path / "out")]) == 2
+    assert convert_main([str(tmp_path / "nowhere"), "--out", str(tmp_path / "out")]) == 2
     err = capsys.readouterr().err
     assert err.startswith("error: ") and err.count("\n") == 1 and "does not exist" in err
 
@@ -306,7 +307,7 @@ def test_state_dict_with_key_map_becomes_a_storylm_store(storylm_parts, tmp_path
     root, model, _, tok = storylm_parts
     argv = [str(root / "ckpt.npz"), "--key-map", str(root / "map.json"), "--config", str(root / "cfg.json"),
             "--tokenizer", str(root / "tokenizer.model"), "--out", str(tmp_path / "s")]
-    assert convert.main(argv) == 0
+    assert convert_main(argv) == 0
     loaded, loaded_tok = load_store(tmp_path / "s")
     assert loaded_tok.fingerprint == tok.fingerprint
     ids = mx.array([tok.encode("Once upon a time")])

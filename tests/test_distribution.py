@@ -51,6 +51,7 @@ def chi_square_test(samples, joint) -> tuple[float, float]:
     return stat, chi2_critical(len(bins) - 1)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "strategy, drafter_kind, n",
     [("cache", "model", 3000), ("recompute", "model", 1500), ("cache", "lookup", 2000)],
@@ -77,6 +78,7 @@ def test_sampled_loop_reproduces_target_joint_distribution(strategy, drafter_kin
     assert 0 < accepted < drafted  # the test exercised both acceptance and rejection
 
 
+@pytest.mark.slow
 def test_sampled_loop_with_top_k_and_top_p_matches_the_policy():
     target = TableLM(V, seed=5, sharpness=1.5)
     drafter = TableLM(V, seed=6, sharpness=1.5)

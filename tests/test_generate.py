@@ -1,6 +1,7 @@
 """The speculative loop on table-lookup models: alignment, counters, EOS, caps."""
 
 import numpy as np
+import mlx.core as mx
 import pytest
 
 from mlx_specdec import SpecStats, draft_greedy, greedy_generate, speculative_generate
@@ -158,6 +159,10 @@ def test_prompt_lookup_drafter_is_lossless_and_copies_repeats(target):
 def test_prompt_lookup_drafter_sampling_keeps_the_distribution_support(target):
     from mlx_specdec.drafters import PromptLookupDrafter
 
-    a = speculative_generate(target, PromptLookupDrafter(), PROMPT, 40, k=3, temperature=1.0, seed=1)[0]
-    b = speculative_generate(target, PromptLookupDrafter(), PROMPT, 40, k=3, temperature=1.0, seed=1)[0]
+    # top-k 2 leaves each position two tokens of support; a lookup draft outside it must never be emitted.
+    a = speculative_generate(target, PromptLookupDrafter(), PROMPT, 40, k=3, temperature=1.0, top_k=2, seed=1)[0]
+    b = speculative_generate(target, PromptLookupDrafter(), PROMPT, 40, k=3, temperature=1.0, top_k=2, seed=1)[0]
     assert a == b and len(a) == 40
+    logits = np.array(target(mx.array(PROMPT + a)[None])[0])
+    for i, token in enumerate(a):
+        assert token in np.argsort(logits[len(PROMPT) - 1 + i])[-2:], (i, token)

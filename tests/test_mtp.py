@@ -25,16 +25,18 @@ from mlx_specdec.mtp import (
     MTPConfig,
     MTPDrafter,
     MTPHead,
-    MTPTrainConfig,
     hidden_states,
     load_head,
-    make_train_step,
     mtp_loss,
     mtp_propose,
     mtp_rollout,
     weights_fingerprint,
 )
+from mlx_specdec.models.head_store import CURVES
 from mlx_specdec.state import output_projection
+from mlx_specdec.training import loop
+from mlx_specdec.training.checkpoints import CKPT, read_checkpoint_meta
+from mlx_specdec.training.mtp import MTPTrainConfig, make_train_step, train, write_plot
 from tests.conftest import shipped
 
 V = 320
@@ -342,8 +344,10 @@ def test_bad_head_config_and_depth_are_one_line_errors(base, capsys):
         MTPConfig.for_base(base, depth=0)
     with pytest.raises(SpecDecError, match="max_depth"):
         MTPDrafter(MTPHead(base), max_depth=0)
-    assert mtp.main(["train", "--base", "nowhere", "--steps", "0"]) == 2
-    assert capsys.readouterr().err.strip() == "error: --steps must be >= 1, got 0"
+    from mlx_specdec.cli.mtp import main
+
+    assert main(["train", "--base", "nowhere", "--max-steps", "0"]) == 2
+    assert capsys.readouterr().err.strip() == "error: --max-steps must be >= 1, got 0"
 
 
 # ---------------------------------------------------------------------------
@@ -352,7 +356,7 @@ def test_bad_head_config_and_depth_are_one_line_errors(base, capsys):
 
 
 def small_cfg(root, tiny_store, name, **kw) -> MTPTrainConfig:
-    return MTPTrainConfig(base=str(tiny_store[0]), run_dir=str(root / name), steps=6, seq_len=32, batch_size=4,
+    return MTPTrainConfig(base=str(tiny_store[0]), run_dir=str(root / name), max_steps=6, seq_len=32, batch_size=4,
                           train_stories=60, valid_stories=10, eval_rows=4, eval_every=3, ckpt_every=2, log_every=1,
                           warmup=2, lr=3e-3, quiet=True, **kw)
 
@@ -362,8 +366,8 @@ def runs(tmp_path_factory, tiny_store):
     """One uninterrupted 6-step run, and one killed during step 5 then resumed
     (which also writes the head folder)."""
     root = tmp_path_factory.mktemp("mtp-runs")
-    full = mtp.train(small_cfg(root, tiny_store, "full"))
-    real = mtp.batch_rows
+    full = train(small_cfg(root, tiny_store, "full"))
+    real = loop.batch_rows
 
     def killed_at_step_5(n_rows, batch_size, step, seed):
         if step == 4:
@@ -371,15 +375,15 @@ def runs(tmp_path_factory, tiny_store):
         return real(n_rows, batch_size, step, seed)
 
     mp = pytest.MonkeyPatch()
-    mp.setattr(mtp, "batch_rows", killed_at_step_5)
+    mp.setattr(loop, "batch_rows", killed_at_step_5)
     try:
         with pytest.raises(RuntimeError, match="simulated kill"):
-            mtp.train(small_cfg(root, tiny_store, "killed"))
+            train(small_cfg(root, tiny_store, "killed"))
     finally:
         mp.undo()
-    ckpt_step = mtp.load_checkpoint(root / "killed" / mtp.CKPT)["step"]
+    ckpt_step = read_checkpoint_meta(root / "killed" / CKPT)["step"]
     out = root / "head"
-    resumed = mtp.train(MTPTrainConfig(base=str(tiny_store[0]), run_dir=str(root / "killed"), resume=True,
+    resumed = train(MTPTrainConfig(base=str(tiny_store[0]), run_dir=str(root / "killed"), resume=True,
                                        quiet=True, out=str(out)))
     return dict(root=root, full=full, resumed=resumed, ckpt_step=ckpt_step, out=out)
 
@@ -392,7 +396,7 @@ def test_resume_after_a_kill_matches_an_uninterrupted_run(runs):
     assert all(np.array_equal(np.array(want[k]), np.array(got[k])) for k in want)
 
     def curves(d):
-        return [r.split(",")[:4] for r in (root / d / mtp.CURVES).read_text().splitlines()]
+        return [r.split(",")[:4] for r in (root / d / CURVES).read_text().splitlines()]
 
     assert curves("full") == curves("killed")  # the same losses, no duplicated rows after the resume
     assert len(curves("full")) == 1 + 6
@@ -442,13 +446,14 @@ def test_loading_a_head_onto_another_base_is_refused_in_one_line(runs, tiny_stor
         load_head(broken, base_model, tok)
 
 
-def test_generate_command_prints_the_greedy_continuation(runs, tiny_store, capsys):
+def test_generate_with_a_head_prints_the_greedy_continuation(runs, tiny_store, capsys):
+    from mlx_specdec.cli.generate import main
     from mlx_specdec.generate import encode_prompt
     from mlx_specdec.models.store import load_store
 
     base_model, tok = load_store(tiny_store[0])
-    code = mtp.main(["generate", "--base", str(tiny_store[0]), "--head", str(runs["out"]), "-k", "2",
-                     "--prompt", "Once upon a time", "--max-tokens", "12", "--json"])
+    code = main(["--model", str(tiny_store[0]), "--draft-model", str(runs["out"]), "-k", "2",
+                 "--prompt", "Once upon a time", "--max-tokens", "12", "--json"])
     assert code == 0
     record = json.loads(capsys.readouterr().out)
     want = greedy_generate(base_model, encode_prompt(tok, "Once upon a time"), 12, eos_id=tok.eos_id)
@@ -456,8 +461,10 @@ def test_generate_command_prints_the_greedy_continuation(runs, tiny_store, capsy
 
 
 def test_bench_reports_every_depth_and_checks_equality(runs, tiny_store):
+    from bench.heads import bench
+
     base_model, tok, head = mtp.load_base_and_head(tiny_store[0], runs["out"])
-    result = mtp.bench(base_model, tok, head, prompts=2, prompt_tokens=10, max_tokens=12, repeats=1, log=lambda m: None)
+    result = bench(base_model, tok, head, prompts=2, prompt_tokens=10, max_tokens=12, repeats=1, log=lambda m: None)
     assert [r["mode"] for r in result["rows"]] == ["plain greedy", "MTP depth 1", "MTP depth 2", "MTP depth 3"]
     assert all(r["identical"] for r in result["rows"])
     assert [len(r["by_depth"]) for r in result["rows"][1:]] == [1, 2, 3]
@@ -465,7 +472,7 @@ def test_bench_reports_every_depth_and_checks_equality(runs, tiny_store):
 
 def test_resume_refuses_a_missing_checkpoint(tmp_path, tiny_store):
     with pytest.raises(SpecDecError, match="no checkpoint"):
-        mtp.train(small_cfg(tmp_path, tiny_store, "none", resume=True))
+        train(small_cfg(tmp_path, tiny_store, "none", resume=True))
 
 
 # ---------------------------------------------------------------------------
@@ -473,14 +480,17 @@ def test_resume_refuses_a_missing_checkpoint(tmp_path, tiny_store):
 # ---------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_shipped_head_drafts_at_least_1_5_tokens_per_pass_and_stays_lossless():
     base_path = shipped("storylm-5m")
     head_path = Path(base_path).parent / "storylm-5m-mtp"
     if not (head_path / "head.safetensors").is_file():
         pytest.skip("shipped head storylm-5m-mtp is not in models/")
+    from bench.heads import heldout_prompts
+
     base, tok, head = mtp.load_base_and_head(base_path, head_path)
     generated = passes = 0
-    for p in mtp.heldout_prompts(tok, 3, 30):
+    for p in heldout_prompts(tok, 3, 30):
         out, stats = speculative_generate(base, MTPDrafter(head, max_depth=1), p, 60, k=1, eos_id=tok.eos_id)
         assert out == greedy_generate(base, p, 60, eos_id=tok.eos_id)
         generated += stats.generated
@@ -492,5 +502,5 @@ def test_plot_is_skipped_with_a_note_when_matplotlib_is_missing(runs, tmp_path, 
     import sys
 
     monkeypatch.setitem(sys.modules, "matplotlib", None)  # makes `import matplotlib` raise ImportError
-    note = mtp.write_plot(runs["root"] / "full" / mtp.CURVES, tmp_path / "curves.png")
+    note = write_plot(runs["root"] / "full" / CURVES, tmp_path / "curves.png")
     assert "matplotlib is not installed" in note and not (tmp_path / "curves.png").exists()

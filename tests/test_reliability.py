@@ -26,7 +26,7 @@ import pytest
 from mlx_specdec import speculative_generate
 from mlx_specdec.errors import ModelLoadError, SpecDecError, TrainingDiverged
 from mlx_specdec.generate import greedy_generate
-from mlx_specdec.generate import main as generate_main
+from mlx_specdec.cli.generate import main as generate_main
 from tests.mocks import TableLM
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -76,6 +76,7 @@ def world(tmp_path, tiny_store, monkeypatch):
 # ---------------------------------------------------------------- writers never destroy what they did not make
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "argv, message",
     [
@@ -85,9 +86,9 @@ def world(tmp_path, tiny_store, monkeypatch):
          "is --run-dir"),
         (["mlx_specdec.train", "--preset", "storylm-tiny", "--max-steps", "1", "--run-dir", "r",
           "--out", "models/target"], "already holds a model; pass --overwrite"),
-        (["mlx_specdec.mtp", "train", "--base", "models/target", "--steps", "1", "--out", "models/target"],
+        (["mlx_specdec.mtp", "train", "--base", "models/target", "--max-steps", "1", "--out", "models/target"],
          "is --base"),
-        (["mlx_specdec.mtp", "train", "--base", "models/target", "--steps", "1", "--out", "models"],
+        (["mlx_specdec.mtp", "train", "--base", "models/target", "--max-steps", "1", "--out", "models"],
          "contains --base"),
         (["mlx_specdec.convert", "src.npz", "--out", "paper.txt"], "is an existing file"),
         (["mlx_specdec.convert", "src.npz", "--out", "."], "is the working directory"),
@@ -127,6 +128,7 @@ def test_a_failed_write_leaves_no_temp_folder(world, monkeypatch):
     assert not (world / "new").exists() and not [p for p in world.iterdir() if p.name.startswith(".new")]
 
 
+@pytest.mark.slow
 def test_unwritable_or_full_destinations_are_refused_first(world, monkeypatch):
     from mlx_specdec.models import folders
 
@@ -152,21 +154,22 @@ def _tiny(tmp_path, tok, **kw):
 
 
 def test_non_finite_loss_stops_keeping_the_last_good_checkpoint(tmp_path, monkeypatch, tiny_tokenizer):
-    from mlx_specdec import train as train_lib
     from mlx_specdec.errors import InterruptedRun
+    from mlx_specdec.training import loop
+    from mlx_specdec.training import storylm as train_lib
 
     tok = tiny_tokenizer
-    real_update = train_lib.Progress.update
+    real_update = loop.Progress.update
 
     def interrupt_at_7(self, step, info, left):
         if step == 7:
             raise KeyboardInterrupt
         real_update(self, step, info, left)
 
-    monkeypatch.setattr(train_lib.Progress, "update", interrupt_at_7)
+    monkeypatch.setattr(loop.Progress, "update", interrupt_at_7)
     with pytest.raises(InterruptedRun, match="interrupted at step 7"):
         train_lib.train(_tiny(tmp_path, tok))
-    monkeypatch.setattr(train_lib.Progress, "update", real_update)
+    monkeypatch.setattr(loop.Progress, "update", real_update)
     ckpt = tmp_path / "run" / "ckpt.safetensors"
     good = ckpt.read_bytes()
 
@@ -224,7 +227,7 @@ def test_checkpoint_meta_without_max_steps_is_one_line(tmp_path):
                                          ("--min-lr-ratio", "2"), ("--time-budget-min", "-inf"),
                                          ("--seed", "-1")])
 def test_bad_hyperparameters_are_refused_when_parsed(flag, value, capsys):
-    from mlx_specdec.train import main
+    from mlx_specdec.cli.train import main
 
     with pytest.raises(SystemExit) as e:
         main(["--preset", "storylm-tiny", "--max-steps", "1", f"{flag}={value}"])
@@ -257,6 +260,7 @@ def test_unsamplable_temperatures_are_refused(temp, message):
         speculative_generate(TableLM(8), TableLM(8), [1], 4, temperature=temp)
 
 
+@pytest.mark.slow
 def test_prompts_that_cannot_be_encoded_get_one_line(tiny_store, capsys):
     target, _ = tiny_store
     code, out, err = run("mlx_specdec.generate", "--model", str(target), "--no-draft", "--prompt", "caf\udcff",
@@ -267,23 +271,28 @@ def test_prompts_that_cannot_be_encoded_get_one_line(tiny_store, capsys):
     assert "not valid UTF-8" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_ctrl_c_during_imports_exits_130_without_a_traceback():
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    proc = subprocess.Popen([sys.executable, "-m", "mlx_specdec.generate", "--max-tokens", "5"], env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    time.sleep(0.25)  # the interpreter is importing MLX
+    # -X importtime reports each import as it completes: the first mlx module means MLX is loading now.
+    proc = subprocess.Popen([sys.executable, "-X", "importtime", "-m", "mlx_specdec.generate", "--max-tokens", "5"],
+                            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    for line in proc.stderr:
+        if line.rstrip().split("|")[-1].strip().split(".")[0] == "mlx":
+            break
     proc.send_signal(signal.SIGINT)
     out, err = proc.communicate(timeout=60)
     assert proc.returncode == 130 and "Traceback" not in err
 
 
-@pytest.mark.parametrize("module", ["mlx_specdec.generate", "mlx_specdec.mtp"])
-def test_ctrl_c_while_generating_prints_what_was_generated_and_exits_130(tiny_store, module):
+@pytest.mark.slow
+@pytest.mark.parametrize("drafter_kind", ["model", "head"])
+def test_ctrl_c_while_generating_prints_what_was_generated_and_exits_130(tiny_store, drafter_kind):
     target, drafter = tiny_store
-    args = (["--model", str(target), "--draft-model", str(drafter)] if module == "mlx_specdec.generate"
-            else ["generate", "--base", str(target), "--head", "nowhere"])
+    module = "mlx_specdec.generate"
+    args = ["--model", str(target), "--draft-model", str(drafter) if drafter_kind == "model" else "nowhere"]
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    if module == "mlx_specdec.mtp":  # no head for the tiny model: refused (exit 2), never a traceback
+    if drafter_kind == "head":  # no head for the tiny model: refused (exit 2), never a traceback
         code, _, err = run(module, *args, "--prompt", "Once")
         assert code == 2 and "Traceback" not in err
         return
@@ -298,7 +307,7 @@ def test_ctrl_c_while_generating_prints_what_was_generated_and_exits_130(tiny_st
 
 @pytest.mark.parametrize("where", ["warm-up", "baseline"])
 def test_ctrl_c_during_compare_gives_no_verdict(tiny_store, monkeypatch, capsys, where):
-    import mlx_specdec.generate as gen
+    import mlx_specdec.cli.generate as gen
 
     real_plain = gen.plain_stream
     calls = []
@@ -320,7 +329,7 @@ def test_ctrl_c_during_compare_gives_no_verdict(tiny_store, monkeypatch, capsys,
 
 
 def test_json_is_strict_json():
-    from mlx_specdec.generate import json_record
+    from mlx_specdec.cli.common import json_record
 
     text = json_record({"speedup": math.inf, "rates": [math.nan, 1.0]})
     assert json.loads(text) == {"speedup": None, "rates": [None, 1.0]}
@@ -421,6 +430,7 @@ def test_eos_id_is_validated(eos_id):
 # ---------------------------------------------------------------- bench
 
 
+@pytest.mark.slow
 def test_bench_refuses_a_name_with_separators_and_a_missing_requested_head(world, capsys):
     from bench.cli import main as bench_main
 
@@ -470,7 +480,7 @@ def _sweep_cases() -> list[list[str]]:
     }.items():
         for value in values:
             cases.append([*train, flag, value])
-    mtp = ["mlx_specdec.mtp", "train", "--base", "models/target", "--steps", "2", "--run-dir", "mr"]
+    mtp = ["mlx_specdec.mtp", "train", "--base", "models/target", "--max-steps", "2", "--run-dir", "mr"]
     for flag, values in {
         "--depth-decay": ["0", "1.5", "nan"], "--lr": ["nan", "-1"], "--grad-clip": ["-1"],
         "--depth": ["0"], "--seq-len": ["2"], "--out": ["models/target", "notes", ".", "models"],
@@ -478,11 +488,11 @@ def _sweep_cases() -> list[list[str]]:
     }.items():
         for value in values:
             cases.append([*mtp, flag, value])
-    mgen = ["mlx_specdec.mtp", "generate", "--base", "models/target", "--head", "models/drafter"]
-    for flag, value in [("--temp", "inf"), ("-k", "0"), ("--max-tokens", "-1"), ("--head", "nowhere"),
+    mgen = ["mlx_specdec.generate", "--model", "models/target", "--draft-model", "models/drafter"]
+    for flag, value in [("--temp", "inf"), ("-k", "0"), ("--max-tokens", "-1"), ("--draft-model", "nowhere"),
                         ("--top-p", "nan")]:
         cases.append([*mgen, flag, value])
-    mbench = ["mlx_specdec.mtp", "bench", "--base", "models/target", "--head", "models/drafter"]
+    mbench = ["bench.heads", "--base", "models/target", "--head", "models/drafter"]
     for flag, value in [("--depths", "1,x"), ("--depths", "0"), ("--prompts", "0"), ("--repeats", "-1")]:
         cases.append([*mbench, flag, value])
     conv = ["mlx_specdec.convert"]
@@ -505,21 +515,23 @@ SWEEP = _sweep_cases()
 def _main_of(module):
     if module == "bench":
         from bench.cli import main
+    elif module == "bench.heads":
+        from bench.heads import main
     elif module == "mlx_specdec.generate":
-        from mlx_specdec.generate import main
+        from mlx_specdec.cli.generate import main
     elif module == "mlx_specdec.train":
-        from mlx_specdec.train import main
+        from mlx_specdec.cli.train import main
     elif module == "mlx_specdec.mtp":
-        from mlx_specdec.mtp import main
+        from mlx_specdec.cli.mtp import main
     else:
-        from mlx_specdec.convert import main
+        from mlx_specdec.cli.convert import main
     return main
 
 
 def test_the_sweep_has_at_least_60_bad_values_through_every_cli():
     assert len(SWEEP) >= 60
     assert {c[0] for c in SWEEP} == {"mlx_specdec.generate", "mlx_specdec.train", "mlx_specdec.mtp",
-                                     "mlx_specdec.convert", "bench"}
+                                     "mlx_specdec.convert", "bench", "bench.heads"}
 
 
 @pytest.mark.parametrize("argv", SWEEP, ids=[" ".join(c[0:1] + c[-2:]) for c in SWEEP])
@@ -539,6 +551,7 @@ def test_sweep_bad_value_exits_nonzero_keeping_every_file(world, argv, capsys):
     assert_kept(before, world)
 
 
+@pytest.mark.slow
 def test_a_sample_of_the_sweep_as_real_processes(world):
     before = snapshot(world)
     for argv in SWEEP[::16]:
@@ -548,7 +561,7 @@ def test_a_sample_of_the_sweep_as_real_processes(world):
 
 
 def test_exit_codes_are_the_same_everywhere(capsys):
-    from mlx_specdec.cli_support import run_main
+    from mlx_specdec.cli.common import run_main
     from mlx_specdec.errors import InterruptedRun
 
     def raises(error):

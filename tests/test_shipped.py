@@ -11,6 +11,8 @@ from tests.conftest import SHIPPED
 
 PROMPTS = ["Once upon a time", "One day, a little", "Tom and his dog", "The sun was hot and"]
 
+pytestmark = pytest.mark.slow  # the shipped ladder: seconds per test
+
 
 @pytest.fixture(scope="module")
 def ladder():

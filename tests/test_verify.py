@@ -81,6 +81,7 @@ def test_speculative_uses_no_global_rng_state():
     assert len(set(first)) > 1
 
 
+@pytest.mark.slow
 def test_one_step_rule_reproduces_target_distribution():
     """The first emitted token is distributed exactly as p_0 whatever q is."""
     rng = np.random.default_rng(0)

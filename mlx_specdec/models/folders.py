@@ -14,7 +14,6 @@ import tempfile
 from pathlib import Path
 from typing import Callable
 
-import mlx_specdec  # noqa: F401  (binds OpenBLAS before mlx.core on Linux)
 import mlx.core as mx
 from mlx.utils import tree_flatten
 
@@ -199,3 +198,16 @@ def write_text_atomic(path, text: str) -> None:
     finally:
         if os.path.exists(tmp):
             os.unlink(tmp)
+
+
+def write_model_folder(out, model, tokenizer_path, config: dict, card_text: str, *, overwrite: bool = False) -> Path:
+    """A model-store folder, atomically: fp16 weights, the tokenizer, config.json and the card."""
+
+    def fill(tmp: Path) -> None:
+        weights = {k: v.astype(mx.float16) for k, v in tree_flatten(model.parameters())}
+        mx.save_safetensors(str(tmp / "model.safetensors"), weights, metadata={"format": "mlx"})
+        shutil.copyfile(tokenizer_path, tmp / "tokenizer.model")
+        (tmp / "config.json").write_text(json.dumps(config, indent=2) + "\n")
+        (tmp / "README.md").write_text(card_text)
+
+    return atomic_folder(Path(out), fill, overwrite=overwrite)

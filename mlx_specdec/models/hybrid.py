@@ -31,14 +31,14 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-import mlx_specdec  # noqa: F401  (binds OpenBLAS before mlx.core on Linux)
 import mlx.core as mx
 from mlx.utils import tree_flatten, tree_unflatten
 
 from ..errors import ModelLoadError, SpecDecError
-from .folders import atomic_folder, check_weights, compute_dtype, load_safetensors, read_json
+from .cards import render_card
+from .folders import check_weights, compute_dtype, load_safetensors, read_json, write_model_folder
 
-CONFIG, WEIGHTS, TOKENIZER, CARD = "config.json", "model.safetensors", "tokenizer.model", "README.md"
+CONFIG, WEIGHTS, TOKENIZER = "config.json", "model.safetensors", "tokenizer.model"
 
 # storylm-5m-hybrid: the storylm-5m shape (dim 256, 6 layers, 8 heads, SwiGLU
 # 688, tied embeddings, vocab 4096, context 512) with LFM2's gated short
@@ -168,8 +168,6 @@ def describe(arch: dict) -> list[str]:
 
 def save_hybrid(model, tok, out_dir, card: dict | None = None, *, overwrite: bool = False) -> Path:
     """Write a hybrid store folder atomically (fp16 weights, tokenizer, config, card)."""
-    from .store import render_card
-
     arch = architecture(model)
     if tok.vocab_size != arch["vocab_size"]:
         raise ModelLoadError(f"tokenizer vocab_size {tok.vocab_size} != model vocab_size {arch['vocab_size']}")
@@ -185,14 +183,8 @@ def save_hybrid(model, tok, out_dir, card: dict | None = None, *, overwrite: boo
         "preset": card.get("preset"),
     }
 
-    def fill(tmp: Path) -> None:
-        weights = {k: v.astype(mx.float16) for k, v in tree_flatten(model.parameters())}
-        mx.save_safetensors(str(tmp / WEIGHTS), weights, metadata={"format": "mlx"})
-        shutil.copyfile(tok.path, tmp / TOKENIZER)
-        (tmp / CONFIG).write_text(json.dumps(config, indent=2) + "\n")
-        (tmp / CARD).write_text(render_card(out.name, config, card))
-
-    return atomic_folder(out, fill, overwrite=overwrite)
+    card_text = render_card(out.name, config, card, describe(arch))
+    return write_model_folder(out, model, tok.path, config, card_text, overwrite=overwrite)
 
 
 def is_hybrid_folder(config: dict) -> bool:
@@ -206,7 +198,7 @@ def is_hybrid_folder(config: dict) -> bool:
 
 def load_hybrid(path) -> tuple[Any, Any]:
     """Load a hybrid store folder -> (mlx-lm Model in eval mode, StoryTokenizer)."""
-    from .tokenizer import StoryTokenizer
+    from .tokenizer import load_folder_tokenizer
 
     path = Path(path)
     for name in (CONFIG, WEIGHTS, TOKENIZER):
@@ -221,17 +213,7 @@ def load_hybrid(path) -> tuple[Any, Any]:
             f"{path / CONFIG}: model_type {config.get('model_type')!r} but architecture.model_type "
             f"{arch.get('model_type')!r}"
         )
-    try:
-        tok = StoryTokenizer(str(path / TOKENIZER))
-    except ModelLoadError:
-        raise
-    except Exception as e:  # sentencepiece raises RuntimeError/OSError on junk
-        raise ModelLoadError(f"{path / TOKENIZER} is not a valid tokenizer ({type(e).__name__})") from None
-    if config.get("tokenizer_fingerprint") != tok.fingerprint:
-        raise ModelLoadError(
-            f"tokenizer fingerprint mismatch in {str(path)!r}: config.json says "
-            f"{config.get('tokenizer_fingerprint')!r}, {TOKENIZER} is {tok.fingerprint!r}"
-        )
+    tok = load_folder_tokenizer(path, config, TOKENIZER)
     if arch.get("vocab_size") != tok.vocab_size:
         raise ModelLoadError(f"{path / CONFIG}: vocab_size {arch.get('vocab_size')} != tokenizer's {tok.vocab_size}")
     model = model_from_config(arch, str(path / CONFIG))
@@ -243,15 +225,5 @@ def load_hybrid(path) -> tuple[Any, Any]:
     return model, tok
 
 
-def load_any_store(path):
-    """A StoryLM or hybrid store folder -> (model, tokenizer)."""
-    config = read_json(Path(path) / CONFIG) if (Path(path) / CONFIG).is_file() else {}
-    if is_hybrid_folder(config):
-        return load_hybrid(path)
-    from .store import load_store
-
-    return load_store(path)
-
-
-__all__ = ["HYBRID_PRESETS", "build_hybrid", "load_hybrid", "save_hybrid", "load_any_store", "architecture",
+__all__ = ["HYBRID_PRESETS", "build_hybrid", "load_hybrid", "save_hybrid", "architecture",
            "is_hybrid_preset", "is_hybrid_folder", "context_length"]

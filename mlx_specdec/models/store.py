@@ -20,12 +20,12 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-import mlx_specdec  # noqa: F401  (binds OpenBLAS before mlx.core on Linux)
 import mlx.core as mx
 from mlx.utils import tree_flatten, tree_unflatten
 
 from ..errors import ModelLoadError
-from .folders import atomic_folder, check_weights, compute_dtype, load_safetensors, read_json
+from .cards import render_card
+from .folders import check_weights, compute_dtype, load_safetensors, read_json, write_model_folder
 from .storylm import PRESETS, StoryLM, StoryLMConfig, num_parameters
 
 CONFIG = "config.json"
@@ -78,75 +78,17 @@ def save_model(model: StoryLM, tokenizer_or_path, out_dir, card: dict | None = N
         "parameters": n_params,
         "preset": card.get("preset") or preset_name(cfg),
     }
-    def fill(tmp: Path) -> None:
-        weights = {k: v.astype(mx.float16) for k, v in tree_flatten(model.parameters())}
-        mx.save_safetensors(str(tmp / WEIGHTS), weights, metadata={"format": "mlx"})
-        shutil.copyfile(tok.path, tmp / TOKENIZER)
-        (tmp / CONFIG).write_text(json.dumps(config, indent=2) + "\n")
-        (tmp / CARD).write_text(render_card(out.name, config, card))
-
-    return atomic_folder(out, fill, overwrite=overwrite)
-
-
-def _fmt(v: Any) -> str:
-    if isinstance(v, float):
-        return f"{v:.4f}" if abs(v) < 100 else f"{v:,.0f}"
-    if isinstance(v, int):
-        return f"{v:,}"
-    return str(v)
+    card_text = render_card(out.name, config, card, _architecture_lines(config))
+    return write_model_folder(out, model, tok.path, config, card_text, overwrite=overwrite)
 
 
 def _architecture_lines(config: dict) -> list[str]:
     arch = config["architecture"]
-    if config.get("model_type") != "storylm":  # a hybrid: mlx-lm's own architecture
-        from .hybrid import describe
-
-        return describe(arch)
     return [
         f"- dim {arch['dim']}, {arch['n_layers']} layers, {arch['n_heads']} heads, "
         f"MLP hidden {arch['hidden_dim']}, vocabulary {arch['vocab_size']}, "
         f"context {arch['max_seq_len']}",
     ]
-
-
-def render_card(name: str, config: dict, card: dict) -> str:
-    """The model card: what the model is, how it was trained, what it writes."""
-    arch = config["architecture"]
-    lines = [
-        f"# {name}",
-        "",
-        card.get(
-            "description",
-            "A StoryLM: a small llama-style decoder (pre-norm RMSNorm, RoPE, SwiGLU, "
-            "tied embeddings) trained on children's stories, part of the mlx-specdec ladder.",
-        ),
-        "",
-        "## Architecture",
-        "",
-        f"- parameters: {config['parameters']:,} (tied embedding counted once)",
-        f"- preset: {config.get('preset')}",
-        *_architecture_lines(config),
-        f"- weights stored as {config['dtype']}; tokenizer fingerprint `{config['tokenizer_fingerprint']}`",
-        "",
-    ]
-    samples = card.pop("samples", None)
-    command = card.pop("command", None)
-    invoked = card.pop("invoked_as", None)
-    skip = {"description", "preset"}
-    rows = [(k, v) for k, v in card.items() if k not in skip]
-    if rows:
-        lines += ["## Training", "", "| | |", "|---|---|"]
-        lines += [f"| {k.replace('_', ' ')} | {_fmt(v)} |" for k, v in rows]
-        lines.append("")
-    if invoked:
-        lines += ["Trained with:", "", "```", invoked, "```", ""]
-    if command and command != invoked:
-        lines += ["The same run for this model alone:", "", "```", command, "```", ""]
-    if samples:
-        lines += ["## Greedy samples", ""]
-        for prompt, text in samples:
-            lines += [f"**{prompt}**", "", "> " + text.replace("\n", " ").strip(), ""]
-    return "\n".join(lines)
 
 
 # What a StoryLM architecture must hold: (type, lowest value). No key has a silent default.
@@ -205,20 +147,9 @@ def load_store(path) -> tuple[StoryLM, Any]:
         raise ModelLoadError(f"unknown model_type {model_type!r} in {path / CONFIG}; expected 'storylm'")
     cfg = storylm_config(config, path / CONFIG)
 
-    from .tokenizer import StoryTokenizer
+    from .tokenizer import load_folder_tokenizer
 
-    try:
-        tok = StoryTokenizer(str(path / TOKENIZER))
-    except ModelLoadError:
-        raise
-    except Exception as e:  # sentencepiece raises RuntimeError/OSError on junk
-        raise ModelLoadError(f"{path / TOKENIZER} is not a valid tokenizer ({type(e).__name__})") from None
-    want = config.get("tokenizer_fingerprint")
-    if want != tok.fingerprint:
-        raise ModelLoadError(
-            f"tokenizer fingerprint mismatch in {str(path)!r}: config.json says {want!r}, "
-            f"{TOKENIZER} is {tok.fingerprint!r}"
-        )
+    tok = load_folder_tokenizer(path, config, TOKENIZER)
 
     weights = load_safetensors(path / WEIGHTS)
     model = StoryLM(cfg)
@@ -228,3 +159,13 @@ def load_store(path) -> tuple[StoryLM, Any]:
     mx.eval(model.parameters())
     model.eval()
     return model, tok
+
+
+def load_any_store(path):
+    """A StoryLM or hybrid store folder -> (model, tokenizer)."""
+    from .hybrid import is_hybrid_folder, load_hybrid
+
+    config = read_json(Path(path) / CONFIG) if (Path(path) / CONFIG).is_file() else {}
+    if is_hybrid_folder(config):
+        return load_hybrid(path)
+    return load_store(path)

@@ -21,7 +21,6 @@ import math
 from dataclasses import asdict, dataclass, fields
 from typing import Any, Optional
 
-import mlx_specdec  # noqa: F401  (binds OpenBLAS before mlx.core on Linux)
 import mlx.core as mx
 import mlx.nn as nn
 from mlx.utils import tree_flatten, tree_unflatten

@@ -192,3 +192,19 @@ def check_same_tokenizer(target_fp: str, draft_fp: str, target_name: str, draft_
             f"(tokenizer {target_fp}) use different tokenizers; a drafter must share the "
             f"target's tokenizer (same tokenizer.model fingerprint)"
         )
+
+
+def load_folder_tokenizer(folder: Path, config: dict, name: str = "tokenizer.model") -> StoryTokenizer:
+    """The tokenizer of a store folder, refused in one line when it is junk or not the one config.json names."""
+    path = Path(folder) / name
+    try:
+        tok = StoryTokenizer(str(path))
+    except ModelLoadError:
+        raise
+    except Exception as e:  # sentencepiece raises RuntimeError/OSError on junk
+        raise ModelLoadError(f"{path} is not a valid tokenizer ({type(e).__name__})") from None
+    want = config.get("tokenizer_fingerprint")
+    if want != tok.fingerprint:
+        raise ModelLoadError(f"tokenizer fingerprint mismatch in {str(folder)!r}: config.json says {want!r}, "
+                             f"{name} is {tok.fingerprint!r}")
+    return tok

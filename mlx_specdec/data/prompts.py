@@ -1,11 +1,11 @@
-"""The fixed benchmark prompts: held-out story openings, versioned in prompts.json.
+"""The fixed prompts (benchmark, examples): held-out story openings, versioned in prompts.json.
 
 Most prompts are the first sentences of bundled *valid*-split stories with an
 index far past anything the trainer reads (it validates on the first 2,000
 valid stories and never trains on that split), so no model has seen them. A
 few are hand-written openings in the same register. The file is committed and
 versioned: a result file names the prompt-set version it was measured on, and
-`python -m bench.prompts --write` regenerates the file (bump VERSION when the
+`python -m mlx_specdec.data.prompts --write` regenerates the file (bump VERSION when the
 set changes on purpose).
 """
 
@@ -15,7 +15,7 @@ import json
 import re
 from pathlib import Path
 
-from mlx_specdec.errors import SpecDecError
+from ..errors import SpecDecError
 
 PROMPTS_FILE = Path(__file__).with_name("prompts.json")
 VERSION = 1
@@ -77,10 +77,15 @@ def load_prompts(path: str | Path | None = None, n: int | None = None) -> tuple[
     return int(data.get("version", 0)), prompts[:n] if n is not None else prompts
 
 
+def prompt_texts(n: int | None = None) -> list[str]:
+    """The texts of the first n prompts of the shipped set: what the examples generate from."""
+    return [p["text"] for p in load_prompts(n=n)[1]]
+
+
 def main(argv=None) -> int:
     import argparse
 
-    p = argparse.ArgumentParser(prog="python -m bench.prompts", description="Show or regenerate the benchmark prompts")
+    p = argparse.ArgumentParser(prog="python -m mlx_specdec.data.prompts", description="Show or regenerate the benchmark prompts")
     p.add_argument("--write", action="store_true", help=f"regenerate {PROMPTS_FILE.name}")
     args = p.parse_args(argv)
     data = build_prompts()

@@ -11,6 +11,7 @@ Library modules never import this one; the `main()`s do.
 from __future__ import annotations
 
 import argparse
+import json
 import math
 import os
 import sys
@@ -94,13 +95,11 @@ def run_main(body, *args, json_errors: bool = False) -> int:
     With `json_errors` the refusal is also printed to stdout as a JSON object,
     so `--json` output always parses.
     """
-    from .errors import SpecDecError
+    from ..errors import SpecDecError
 
     def fail(message: str, code: int) -> int:
         print(f"error: {message}", file=sys.stderr, flush=True)
         if json_errors:
-            import json
-
             print(json.dumps({"error": message, "exit_code": code}), flush=True)
         return code
 
@@ -113,3 +112,46 @@ def run_main(body, *args, json_errors: bool = False) -> int:
     except OSError as e:
         where = f" ({e.filename})" if getattr(e, "filename", None) else ""
         return fail(f"{e.strerror or e}{where}", EXIT_FAILED)
+
+
+def json_record(record: dict) -> str:
+    """One line of strict JSON: a non-finite float (a rate over zero seconds) becomes null."""
+
+    def finite(value):
+        if isinstance(value, float) and not math.isfinite(value):
+            return None
+        if isinstance(value, dict):
+            return {k: finite(v) for k, v in value.items()}
+        if isinstance(value, (list, tuple)):
+            return [finite(v) for v in value]
+        return value
+
+    return json.dumps(finite(record), allow_nan=False)
+
+
+def add_config_flags(p, config_class) -> None:
+    """One flag per field of a trainer config; numbers must be finite, within HYPERPARAMETER_RANGES."""
+    from dataclasses import fields
+
+    from ..training.loop import HYPERPARAMETER_RANGES
+
+    for f in fields(config_class):
+        flag = "--" + f.name.replace("_", "-")
+        if f.type in ("bool", bool):
+            p.add_argument(flag, action="store_true")
+            continue
+        kind = {"int": int, "float": float}.get(str(f.type).split(" |")[0].strip())
+        if kind is None:
+            p.add_argument(flag, default=None)
+            continue
+        low, high, low_open = HYPERPARAMETER_RANGES.get(f.name, (None, None, False))
+        p.add_argument(flag, type=number(kind, low=low, high=None if high == math.inf else high, low_open=low_open),
+                       default=None)
+
+
+def given_flags(args, config_class) -> dict:
+    """The config fields set on the command line (`is not`, not `in`: 0 == False, and 0 must reach validation)."""
+    from dataclasses import fields
+
+    return {f.name: getattr(args, f.name) for f in fields(config_class)
+            if getattr(args, f.name) is not None and getattr(args, f.name) is not False}

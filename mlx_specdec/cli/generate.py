@@ -1,0 +1,192 @@
+"""`python -m mlx_specdec.generate`: speculative (or plain) decoding from the command line.
+
+    python -m mlx_specdec.generate --prompt "Once upon a time" --compare
+    python -m mlx_specdec.generate --model models/storylm-5m --draft-model models/storylm-5m-mtp -k 3
+    python -m mlx_specdec.generate --model mlx-community/SmolLM2-360M-Instruct --draft-model prompt-lookup
+
+The drafter is a model sharing the target's tokenizer, an MTP head folder
+(it drafts from the target's own trunk) or `prompt-lookup`.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+
+import mlx.core as mx
+
+from ..errors import SpecDecError
+from ..generate import SpecStats, encode_prompt, plain_stream, speculative_stream
+from ..sampling import SamplingPolicy
+from .common import Parser, json_record, number, run_main
+
+
+def _parser():
+    finite = number(float)
+    p = Parser(
+        prog="python -m mlx_specdec.generate",
+        description="Lossless speculative decoding with MLX. Defaults to the shipped StoryLM pair (1M drafts for 5M).",
+    )
+    p.add_argument("--model", help="target: a model-store folder, an mlx-lm folder or a hub id (default: storylm-5m)")
+    p.add_argument(
+        "--draft-model",
+        help="drafter: a model sharing the target's tokenizer, an MTP head folder (e.g. storylm-5m-mtp), "
+        "or 'prompt-lookup' (default: storylm-1m with the default target)",
+    )
+    p.add_argument("--no-draft", action="store_true", help="plain decoding of the target, no speculation")
+    p.add_argument("-k", "--num-draft-tokens", type=int, default=4, help="draft tokens per round (default 4)")
+    p.add_argument("--prompt", default="Once upon a time", help="prompt text")
+    p.add_argument("--max-tokens", type=int, default=200, help="exact cap on generated tokens (default 200)")
+    p.add_argument("--temp", type=finite, default=0.0, help="sampling temperature; 0 = greedy (default)")
+    p.add_argument("--top-p", type=finite, default=None, help="nucleus sampling mass in (0, 1]")
+    p.add_argument("--top-k", type=int, default=None, help="sample among the k most likely tokens")
+    p.add_argument("--seed", type=int, default=None, help="random seed for sampling (any integer)")
+    p.add_argument("--strategy", default="cache",
+                   choices=["cache", "replay", "refeed", "positions", "compiled", "auto", "recompute"],
+                   help="committed-state strategy (default cache: each layer's cache rolls back by its own rule, "
+                        "recurrent layers by replay; compiled drafter steps where they apply). replay, refeed and "
+                        "positions pick how recurrent layers are rebuilt")
+    p.add_argument("--compare", action="store_true", help="also run plain decoding of the target and report the speedup")
+    p.add_argument("--json", action="store_true", help="print one JSON record instead of streaming text")
+    return p
+
+
+def _timed(stream, on_item=None):
+    """Drain a stream, timing it; every item has been synchronised by the loop itself."""
+    items = []
+    start = time.perf_counter()
+    try:
+        for item in stream:
+            items.append(item)
+            if on_item is not None:
+                on_item(item)
+    except KeyboardInterrupt:
+        return items, time.perf_counter() - start, True
+    mx.synchronize()
+    return items, time.perf_counter() - start, False
+
+
+def main(argv=None) -> int:
+    args = _parser().parse_args(argv)
+    return run_main(_run, args, json_errors=args.json)
+
+
+def _load_drafter(name: str, target, tokenizer, target_name: str):
+    """A drafter by name: 'prompt-lookup', an MTP head folder (drafts from the
+    target's own trunk), or a model sharing the target's tokenizer."""
+    from ..drafters import MTPDrafter, PromptLookupDrafter
+    from ..loading import check_pair, load, resolve_model_path
+    from ..models.head_store import is_head_folder, load_head
+
+    if name == "prompt-lookup":
+        return PromptLookupDrafter()
+    path = resolve_model_path(name)
+    if path is not None and is_head_folder(path):
+        return MTPDrafter(load_head(path, target, tokenizer))
+    drafter, draft_tok = load(name)
+    check_pair(tokenizer, draft_tok, target_name, name)
+    return drafter
+
+
+def _run(args) -> int:
+    from ..console import LEGEND, TokenStream, print_summary
+    from ..loading import DEFAULT_DRAFTER, DEFAULT_TARGET, load
+
+    policy = SamplingPolicy(args.temp, args.top_k, args.top_p)  # validate before loading anything
+    k = args.num_draft_tokens
+    if k < 1:
+        raise SpecDecError(f"--num-draft-tokens must be >= 1, got {k}")
+    if args.max_tokens < 0:
+        raise SpecDecError(f"--max-tokens must be >= 0, got {args.max_tokens}")
+    if not args.prompt:
+        raise SpecDecError("--prompt is empty")
+    target_name = args.model or DEFAULT_TARGET
+    draft_name = None
+    if not args.no_draft:
+        draft_name = args.draft_model or (DEFAULT_DRAFTER if args.model is None else None)
+
+    target, tokenizer = load(target_name)
+    drafter = _load_drafter(draft_name, target, tokenizer, target_name) if draft_name is not None else None
+    prompt = encode_prompt(tokenizer, args.prompt)
+    eos_id = getattr(tokenizer, "eos_token_id", None)
+    sampling = dict(temperature=policy.temperature, top_k=policy.top_k, top_p=policy.top_p, seed=args.seed)
+
+    def run_plain():
+        return plain_stream(target, prompt, args.max_tokens, eos_id=eos_id, strategy=args.strategy, **sampling)
+
+    def run_spec(stats):
+        return speculative_stream(
+            target, drafter, prompt, args.max_tokens, k=k, eos_id=eos_id, strategy=args.strategy,
+            stats=stats, **sampling,
+        )
+
+    if args.compare and drafter is not None:
+        # Warm both paths up (allocations, compiled traces for each block length)
+        # so neither pays first-call costs inside the timed run.
+        warm = min(64, args.max_tokens)
+        list(plain_stream(target, prompt, warm, strategy=args.strategy))
+        list(speculative_stream(target, drafter, prompt, warm, k=k, strategy=args.strategy))
+
+    show = not args.json
+    view = TokenStream(tokenizer, prompt=prompt, legend=LEGEND if drafter is not None else None) if show else None
+
+    stats = SpecStats()
+    if drafter is not None:
+        emissions, seconds, interrupted = _timed(run_spec(stats), (lambda e: view.write(e.ids, e.kinds)) if show else None)
+        new_ids = [t for e in emissions for t in e.ids]
+    else:
+        new_ids, seconds, interrupted = _timed(run_plain(), (lambda t: view.write([t])) if show else None)
+        stats.generated = stats.target_passes = len(new_ids)
+    if show:
+        view.finish()
+
+    record = {
+        "model": target_name,
+        "draft_model": draft_name,
+        "k": k if drafter is not None else None,
+        "temperature": policy.temperature,
+        "prompt": args.prompt,
+        "prompt_tokens": len(prompt),
+        "ids": new_ids,
+        "text": tokenizer.decode(new_ids),
+        "stats": stats.as_dict(),
+        "seconds": seconds,
+        "tokens_per_s": len(new_ids) / seconds if seconds > 0 else 0.0,
+        "interrupted": interrupted,
+    }
+    if args.compare and drafter is not None and not interrupted:
+        plain_ids, plain_seconds, interrupted = _timed(run_plain())
+        record["interrupted"] = interrupted
+    if args.compare and drafter is not None and not interrupted:
+        # Only a finished baseline gives a verdict: a cut-short one would differ falsely.
+        record["compare"] = {
+            "plain_tokens_per_s": len(plain_ids) / plain_seconds if plain_seconds > 0 else 0.0,
+            "speedup": (len(new_ids) / seconds) / (len(plain_ids) / plain_seconds) if plain_seconds > 0 and seconds > 0 else 0.0,
+            "identical": plain_ids == new_ids if policy.greedy else None,
+        }
+
+    if args.json:
+        print(json_record(record))
+    else:
+        rows = [("generated", f"{len(new_ids)} tokens in {seconds:.2f} s ({record['tokens_per_s']:.1f} tokens/s)")]
+        if drafter is not None:
+            rows += [
+                ("target passes", str(stats.target_passes)),
+                ("drafted / accepted", f"{stats.drafted} / {stats.accepted}"),
+                ("acceptance rate", f"{stats.acceptance_rate:.1%}"),
+                ("tokens per target pass", f"{stats.tokens_per_pass:.2f}"),
+            ]
+        if "compare" in record:
+            c = record["compare"]
+            rows.append(("plain decoding", f"{c['plain_tokens_per_s']:.1f} tokens/s"))
+            rows.append(("speedup", f"{c['speedup']:.2f}x"))
+            if c["identical"] is not None:
+                rows.append(("identical to plain greedy", "yes" if c["identical"] else "NO"))
+        title = f"{draft_name} drafting for {target_name}, k={k}" if drafter is not None else f"{target_name}, plain decoding"
+        if interrupted:
+            title += " (interrupted)"
+        print_summary(rows, title)
+        if "compare" in record and record["compare"]["identical"] is False:
+            print("error: speculative output differs from plain greedy output", file=sys.stderr)
+            return 1
+    return 130 if interrupted else 0

@@ -1,0 +1,47 @@
+"""`python -m mlx_specdec.train`: train a StoryLM preset, or the ladder, or report store models' valid loss.
+
+    python -m mlx_specdec.train --preset storylm-5m --out models/storylm-5m --time-budget-min 30
+    python -m mlx_specdec.train --ladder --out models
+    python -m mlx_specdec.train --evaluate models/storylm-1m models/storylm-5m
+"""
+
+from __future__ import annotations
+
+import sys
+
+from ..training.storylm import PRESET_DEFAULTS, PROG, TrainConfig, evaluate_models, train, train_ladder
+from .common import Parser, add_config_flags, given_flags, run_main
+
+
+def parse_args(argv=None):
+    p = Parser(prog=PROG, description=__doc__.splitlines()[0].split(": ", 1)[1])
+    add_config_flags(p, TrainConfig)
+    p.add_argument("--ladder", action="store_true", help="train storylm-1m then storylm-5m, one shared tokenizer")
+    p.add_argument("--ladder-presets", default="storylm-1m,storylm-5m")
+    p.add_argument("--evaluate", nargs="+", metavar="MODEL",
+                   help="only report the valid-split loss of these store folders (uses --corpus, --valid-stories, --seq-len)")
+    return p, p.parse_args(argv)
+
+
+def main(argv=None) -> int:
+    _, args = parse_args(argv)
+    invocation = " ".join([PROG] + list(sys.argv[1:] if argv is None else argv))
+    return run_main(_main, args, invocation)
+
+
+def _main(args, invocation: str) -> int:
+    given = given_flags(args, TrainConfig)
+    if args.evaluate:
+        res = evaluate_models(args.evaluate, given.get("corpus", "bundled"), given.get("valid_stories", 2000),
+                              given.get("seq_len", 256), given.get("data_seed", 0))
+        for r in res:
+            print(f"{r['model']}: {r['parameters']:,} parameters, valid loss {r['valid_loss']:.4f} "
+                  f"(perplexity {r['perplexity']:.3f}) on {r['targets']:,} held-out targets")
+    elif args.ladder:
+        train_ladder(TrainConfig(**given), args.ladder_presets.split(","), given.get("out", "models"), set(given),
+                     invocation)
+    else:
+        name = given.get("preset", TrainConfig.preset)
+        over = {k: v for k, v in PRESET_DEFAULTS.get(name, {}).items() if k not in given}
+        train(TrainConfig(**{**over, **given}), invocation=invocation)
+    return 0

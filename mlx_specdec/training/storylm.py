@@ -1,0 +1,270 @@
+"""Train the StoryLM ladder (and its hybrid presets) on the shared loop.
+
+    python -m mlx_specdec.train --preset storylm-5m --out models/storylm-5m --time-budget-min 30
+    python -m mlx_specdec.train --ladder --out models
+
+One readable job in the nanoGPT manner, run by `training.loop`:
+
+  stories -> tokens ([BOS] story [EOS], joined) -> fixed rows of seq_len+1
+  AdamW, linear warmup then cosine decay, gradient-norm clipping,
+  one compiled step (model + optimizer state in and out),
+  validation on the held-out split every --eval-every steps,
+  an atomic checkpoint every --ckpt-every steps, and at the end a model-store
+  folder with a model card and greedy samples.
+
+Determinism: the weights come from --seed, and the batch at step s is a pure
+function of (seed, s): rows are visited in a per-epoch permutation drawn from
+numpy's Generator(seed, epoch). Nothing in the step is random (no dropout),
+so a checkpoint holding weights, optimizer state and step is the whole state:
+a resumed run continues with exactly the losses an uninterrupted run has.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import mlx.core as mx
+import mlx.nn as nn
+import numpy as np
+
+from ..errors import SpecDecError
+from ..models.hybrid import HYBRID_PRESETS, architecture, build_hybrid, context_length
+from ..models.storylm import PRESETS, build, num_parameters, preset
+from . import loop
+from .checkpoints import CKPT
+from .data import encode_split, get_tokenizer, pack, tokenized_corpus
+
+SAMPLE_PROMPTS = ("Once upon a time", "One day, a little", "Tom and his dog")
+PROG = "python -m mlx_specdec.train"
+
+# Per-preset defaults for --ladder (and for a single preset when a flag is not
+# given): chosen for a 2-core CPU; see the model cards for what they reached.
+PRESET_DEFAULTS = {
+    "storylm-tiny": dict(lr=3e-3, batch_size=8, seq_len=64),
+    "storylm-1m": dict(lr=2e-3, batch_size=16, seq_len=256, warmup=50, time_budget_min=10.0),
+    "storylm-5m": dict(lr=1.5e-3, batch_size=16, seq_len=256, warmup=100, time_budget_min=30.0),
+    "storylm-30m": dict(lr=6e-4, batch_size=32, seq_len=256, warmup=200, time_budget_min=240.0),
+    # A hybrid (mlx-lm's lfm2) on storylm-5m's data settings, so its valid loss is comparable.
+    "storylm-5m-hybrid": dict(lr=1.5e-3, batch_size=16, seq_len=256, warmup=100, time_budget_min=25.0),
+}
+
+
+def preset_context(name: str) -> int | None:
+    """The context length of a StoryLM or hybrid preset; None for an unknown name."""
+    if name in HYBRID_PRESETS:
+        return context_length(HYBRID_PRESETS[name])
+    return PRESETS[name].max_seq_len if name in PRESETS else None
+
+
+def build_preset(name: str, vocab_size: int, seed: int):
+    """A freshly initialised model for a StoryLM or hybrid preset."""
+    if name in HYBRID_PRESETS:
+        return build_hybrid(name, vocab_size=vocab_size, seed=seed)
+    return build(preset(name, vocab_size=vocab_size), seed=seed)
+
+
+@dataclass
+class TrainConfig(loop.RunConfig):
+    preset: str = "storylm-5m"
+    tokenizer: str | None = None  # trained into the run dir when missing
+    vocab_size: int = 4096
+    tokenizer_stories: int = 50_000
+    data_cache: str | None = None  # where tokenized rows are cached; default run dir
+    sample_tokens: int = 80
+
+    LOCAL = loop.RunConfig.LOCAL + ("tokenizer", "data_cache")
+
+    def validate(self) -> None:
+        if preset_context(self.preset) is None:
+            raise SpecDecError(f"unknown preset {self.preset!r}; expected one of {sorted({**PRESETS, **HYBRID_PRESETS})}")
+        super().validate()
+        if self.vocab_size < 1:
+            raise SpecDecError(f"--vocab-size must be >= 1, got {self.vocab_size}")
+        if self.warmup < 0:
+            raise SpecDecError(f"--warmup must be >= 0, got {self.warmup}")
+        max_len = preset_context(self.preset)
+        if self.seq_len > max_len:
+            raise SpecDecError(f"--seq-len {self.seq_len} exceeds {self.preset}'s context of {max_len}")
+        if self.tokenizer is not None and not Path(self.tokenizer).is_file():
+            raise SpecDecError(f"--tokenizer {self.tokenizer!r} is not a file")
+
+
+def cfg_command(cfg: TrainConfig) -> str:
+    """The single-model command that reproduces cfg (flags the CLI would not fill in itself)."""
+    defaults = {**asdict(TrainConfig()), **PRESET_DEFAULTS.get(cfg.preset, {})}
+    return loop.cfg_command(cfg, PROG, defaults, always=("preset",))
+
+
+def load_data(cfg: TrainConfig, tok, cache_dir: Path, log=print) -> tuple[np.ndarray, np.ndarray]:
+    train, valid = tokenized_corpus(cfg, tok, cache_dir, log)
+    train_rows, valid_rows = pack([train], cfg.seq_len), pack([valid], cfg.seq_len)
+    if len(train_rows) < cfg.batch_size:
+        raise SpecDecError(
+            f"corpus {cfg.corpus!r} gives {len(train_rows)} training rows of {cfg.seq_len + 1} tokens; "
+            f"need at least --batch-size {cfg.batch_size}"
+        )
+    if len(valid_rows) < 1:
+        raise SpecDecError(f"corpus {cfg.corpus!r} gives no validation row of {cfg.seq_len + 1} tokens")
+    return train_rows, valid_rows
+
+
+def loss_fn(model, x: mx.array, y: mx.array) -> mx.array:
+    return nn.losses.cross_entropy(model(x), y, reduction="mean")
+
+
+def evaluate(model, rows: np.ndarray, batch_size: int) -> float:
+    total, count = 0.0, 0
+    for i in range(0, len(rows), batch_size):
+        chunk = mx.array(rows[i : i + batch_size].astype(np.int32))
+        loss = nn.losses.cross_entropy(model(chunk[:, :-1]), chunk[:, 1:], reduction="sum")
+        total += loss.item()
+        count += chunk[:, 1:].size
+    return total / count
+
+
+def greedy_sample(model, tok, prompt: str, max_tokens: int) -> str:
+    """Cached greedy continuation, stopping at EOS; returns prompt + continuation."""
+    cache = model.make_cache()
+    ids = tok.encode(prompt, bos=True, eos=False)
+    logits = model(mx.array([ids]), cache)
+    out = []
+    for _ in range(max_tokens):
+        t = mx.argmax(logits[0, -1]).item()
+        if t == tok.eos_id:
+            break
+        out.append(t)
+        logits = model(mx.array([[t]]), cache)
+    # Decode prompt and continuation together so sentencepiece spacing is right.
+    return tok.decode([i for i in ids if i != tok.bos_id] + out)
+
+
+def evaluate_models(paths, corpus: str = "bundled", n_stories: int = 2000, seq_len: int = 256,
+                    data_seed: int = 0, batch_size: int = 16) -> list[dict]:
+    """Held-out loss of store models on the same valid-split rows (per tokenizer).
+
+    This is the ladder's yardstick: every model sees exactly the same targets,
+    packed as in training, with its weights as stored (fp16-rounded).
+    """
+    from ..models.store import load_any_store
+
+    cfg = TrainConfig(corpus=corpus, data_seed=data_seed)
+    rows_by_tok, results = {}, []
+    for path in paths:
+        model, tok = load_any_store(path)
+        if tok.fingerprint not in rows_by_tok:
+            rows_by_tok[tok.fingerprint] = pack(encode_split(cfg, tok, "valid", n_stories), seq_len)
+        rows = rows_by_tok[tok.fingerprint]
+        loss = evaluate(model, rows, batch_size)
+        results.append(dict(model=str(path), parameters=num_parameters(model), valid_loss=loss,
+                            perplexity=math.exp(loss), targets=int(rows.size - len(rows))))
+    return results
+
+
+
+class StoryLMTask(loop.Task):
+    """Next-token cross-entropy on rows of seq_len+1 tokens (inputs and shifted targets)."""
+
+    fields = ["step", "tokens", "train_loss", "valid_loss", "lr", "tokens_per_s", "elapsed_s"]
+
+    def __init__(self, cfg: TrainConfig, vocab_size: int, valid_rows: np.ndarray):
+        self.cfg, self.vocab_size, self.all_valid = cfg, vocab_size, valid_rows
+        self.tokens_per_step = cfg.batch_size * cfg.seq_len
+        self.reset()
+
+    def reset(self) -> None:
+        mx.random.seed(self.cfg.seed)
+        self.module = build_preset(self.cfg.preset, self.vocab_size, self.cfg.seed)
+
+    def loss(self, model, x):
+        # loss_fn is looked up when the step is traced, so a test may replace it.
+        value = loss_fn(model, x[:, :-1], x[:, 1:])
+        return value, value[None]
+
+    def evaluate(self, final: bool = False) -> dict:
+        # Periodic checks use the first --eval-rows rows; the final one uses every row.
+        rows = self.all_valid if final else self.all_valid[: self.cfg.eval_rows]
+        return {"valid_loss": evaluate(self.module, rows, self.cfg.batch_size)}
+
+    def info(self, train: dict, valid: dict) -> str:
+        return f"loss {train['train_loss']:.4f}" + (f" | valid {valid['valid_loss']:.4f}" if valid else "")
+
+
+def train(cfg: TrainConfig, tok=None, invocation: str | None = None) -> dict:
+    """Run (or resume) one training; returns a summary dict. Writes cfg.out if set."""
+    cfg.validate()
+    run_dir = Path(cfg.run_dir or f"runs/{cfg.preset}")
+    say = (lambda *a: None) if cfg.quiet else (lambda m: print(m, flush=True))
+    meta = loop.open_run(cfg, run_dir, protect={"--tokenizer": cfg.tokenizer, "--data-cache": cfg.data_cache})
+    tok = tok or get_tokenizer(cfg, run_dir, say)
+    if meta is not None and meta["tokenizer_fingerprint"] != tok.fingerprint:
+        raise SpecDecError(f"--resume: checkpoint was trained with tokenizer {meta['tokenizer_fingerprint']}, "
+                           f"this run's is {tok.fingerprint}")
+    train_rows, valid_rows = load_data(cfg, tok, Path(cfg.data_cache or run_dir), say)
+    task = StoryLMTask(cfg, tok.vocab_size, valid_rows)
+    say(f"{cfg.preset}: {num_parameters(task.module):,} parameters, {len(train_rows):,} train rows of {cfg.seq_len}, "
+        f"batches of {task.tokens_per_step:,} tokens, lr {cfg.lr:g}")
+    summary = loop.run(task, cfg, run_dir=run_dir, train_rows=train_rows, meta=meta, say=say,
+                       invocation=invocation or cfg_command(cfg),
+                       base_meta=dict(tokenizer_fingerprint=tok.fingerprint, preset=cfg.preset,
+                                      architecture=architecture(task.module)))
+    invoked = summary.pop("invocation")
+    summary = dict(preset=cfg.preset, **summary)
+    if cfg.out:
+        model = task.module
+        samples = [(p, greedy_sample(model, tok, p, cfg.sample_tokens)) for p in SAMPLE_PROMPTS]
+        card = dict(
+            preset=cfg.preset, corpus=cfg.corpus,
+            train_stories=cfg.train_stories, tokens_seen=summary["tokens_seen"],
+            steps=summary["steps"], batch=f"{cfg.batch_size} x {cfg.seq_len} tokens",
+            optimizer=loop.optimizer_line(cfg),
+            final_train_loss=summary["train_loss"], final_valid_loss=summary["valid_loss"],
+            valid_loss_measured_on=f"{valid_rows.size - len(valid_rows):,} held-out next-token "
+                                   f"targets ({cfg.valid_stories:,} valid-split stories)",
+            wall_time=loop.fmt_time(summary["wall_time_s"]), tokens_per_s_overall=summary["tokens_per_s"],
+            machine=loop.machine(), seed=cfg.seed, invoked_as=invoked,
+            command=cfg_command(cfg), samples=samples,
+        )
+        if cfg.preset in HYBRID_PRESETS:
+            from ..models.hybrid import save_hybrid
+
+            save_hybrid(model, tok, cfg.out, card=card, overwrite=cfg.overwrite)
+        else:
+            from ..models.store import save_model
+
+            save_model(model, tok, cfg.out, card=card, overwrite=cfg.overwrite)
+        (run_dir / "summary.json").write_text(json.dumps({**summary, "samples": samples}, indent=2))
+        say(f"saved {cfg.out}")
+        summary["samples"] = samples
+    return summary
+
+
+def train_ladder(cfg: TrainConfig, presets: list[str], out_root: str, explicit: set[str],
+                 invocation: str | None = None) -> list[dict]:
+    """Train several presets sharing ONE tokenizer and one tokenized corpus.
+
+    With --resume each preset continues its checkpoint when it has one (a
+    finished one just re-validates and re-saves) and starts fresh otherwise.
+    """
+    shared = Path(cfg.run_dir or "runs/ladder")
+    configs = []
+    for name in presets:  # every preset's flags and outputs are checked before the first one trains
+        over = {k: v for k, v in PRESET_DEFAULTS.get(name, {}).items() if k not in explicit}
+        run_dir = Path("runs") / name
+        c = TrainConfig(**{**asdict(cfg), **over, "preset": name, "tokenizer": None,
+                           "run_dir": str(run_dir), "data_cache": str(shared),
+                           "out": str(Path(out_root) / name),
+                           "resume": cfg.resume and (run_dir / CKPT).is_file()})
+        c.validate()
+        loop.guard_outputs(c.out, run_dir, overwrite=c.overwrite, protect={"the ladder's shared run folder": shared})
+        configs.append(c)
+    shared.mkdir(parents=True, exist_ok=True)
+    base = TrainConfig(**{**asdict(cfg), "run_dir": str(shared)})
+    tok = get_tokenizer(base, shared)
+    results = []
+    for c in configs:
+        c.tokenizer = str(tok.path)
+        results.append(train(c, tok, invocation))
+    return results
