@@ -160,17 +160,68 @@ def render(result: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
+README_START, README_END = "<!-- rollback-table:start -->", "<!-- rollback-table:end -->"
+
+
+def readme_block(result: dict, source: str) -> str:
+    """The README's table: per rollback, its cost per round and its best greedy and
+    sampled speedups, from a committed results file (`source`, repo-relative)."""
+    h, costs = result["header"], result["costs"]
+    best = {}
+    for r in result["rows"]:
+        key = (r["rollback"], r["mode"])
+        if key not in best or r["speedup"]["median"] > best[key]["speedup"]["median"]:
+            best[key] = r
+    modes = sorted({r["mode"] for r in result["rows"]}, key=lambda m: m != "greedy")
+    ks = sorted({r["k"] for r in costs["rows"]})
+    lines = [README_START,
+             f"{h['target']} (target) with {h['drafter']} drafting, {h['date']}, {h['machine']}; "
+             f"plain one-token target step {costs['target_step_ms']:.2f} ms. From [`{source}`]({source}).",
+             "",
+             "| rollback | " + " | ".join(f"cost per round, k={k}" for k in ks) + " | "
+             + " | ".join(f"best {m} (k)" for m in modes) + " |",
+             "|---|" + "---:|" * (len(ks) + len(modes))]
+    for name in ROLLBACKS:
+        cells = []
+        for k in ks:
+            row = next(r for r in costs["rows"] if r["rollback"] == name and r["k"] == k)
+            cells.append(f"{row['cost_ms']:.2f} ms ({row['cost_steps']:.2f} steps)")
+        for m in modes:
+            b = best[(name, m)]
+            cells.append(f"{b['speedup']['median']:.2f}x ({b['k']})")
+        lines.append(f"| {name} | " + " | ".join(cells) + " |")
+    lines.append(README_END)
+    return "\n".join(lines)
+
+
+def render_readme(readme: Path, results: Path) -> str:
+    """README text with its rollback block re-rendered from `results` (a .json)."""
+    text = readme.read_text()
+    start, end = text.index(README_START), text.index(README_END) + len(README_END)
+    source = results.resolve().relative_to(readme.resolve().parent).as_posix()
+    return text[:start] + readme_block(json.loads(results.read_text()), source) + text[end:]
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(prog="python -m bench.rollback", description=__doc__.splitlines()[0])
-    p.add_argument("--target", required=True, help="model folder or store name (a recurrent or hybrid model)")
-    p.add_argument("--drafter", required=True)
+    p.add_argument("--target", help="model folder or store name (a recurrent or hybrid model)")
+    p.add_argument("--drafter")
     p.add_argument("--ks", default="1,2,4")
     p.add_argument("--max-tokens", type=int, default=64)
     p.add_argument("--prompts", type=int, default=6)
     p.add_argument("--repeats", type=int, default=2)
     p.add_argument("--cost-repeats", type=int, default=20)
     p.add_argument("--out", default=".", help="output folder (default: the working directory)")
+    p.add_argument("--readme", metavar="RESULTS_JSON",
+                   help="only re-render README.md's rollback table from this committed results file")
     args = p.parse_args(argv)
+    if args.readme:
+        readme = Path(__file__).resolve().parents[1] / "README.md"
+        readme.write_text(render_readme(readme, Path(args.readme)))
+        print(f"re-rendered the rollback table in {readme.name} from {args.readme}")
+        return 0
+    if not (args.target and args.drafter):
+        p.error("--target and --drafter are required (or --readme RESULTS_JSON)")
     try:
         ks = [int(x) for x in args.ks.split(",")]
         out_dir = Path(args.out)

@@ -31,8 +31,9 @@ COMMIT = {
 def commit_path(name: str) -> str:
     kinds = sorted(archs.EXPECTED_KINDS[name] - {"CacheList"})
     parts = [f"{k}: {COMMIT[k]}" for k in kinds]
-    if name in families.OPAQUE_LAYERS:
-        parts.append("replay/positions fall back to re-feed (opaque layer arguments)")
+    refeeds = sorted(rb for n, rb in families.REFEEDS if n == name)
+    if refeeds:
+        parts.append(f"{' and '.join(refeeds)} fall back to re-feed (counted)")
     return "; ".join(parts)
 
 
