@@ -18,7 +18,7 @@ if __name__ == "__main__":  # `python -m mlx_specdec.generate` is the command li
 
 import random
 from dataclasses import dataclass, field
-from typing import Iterator
+from typing import Iterable, Iterator
 
 import mlx.core as mx
 
@@ -134,11 +134,22 @@ def _check_request(model, prompt_ids, max_new_tokens, k=1, eos_id=None) -> list[
     if vocab is not None and any(not 0 <= t < vocab for t in prompt):
         bad = next(t for t in prompt if not 0 <= t < vocab)
         raise SpecDecError(f"prompt token id {bad} is outside the vocabulary [0, {vocab})")
-    if eos_id is not None:
-        if not _is_int(eos_id) or eos_id < 0 or (vocab is not None and eos_id >= vocab):
-            where = f"[0, {vocab})" if vocab is not None else ">= 0"
-            raise SpecDecError(f"eos_id must be None or an integer token id in {where}, got {eos_id!r}")
+    _eos_set(eos_id, vocab)
     return prompt
+
+
+def _eos_set(eos_id, vocab=None) -> frozenset[int]:
+    """The end-of-sequence ids: None (none), one id, or an iterable of ids (a
+    chat model ends a turn with e.g. <|im_end|> beside <|endoftext|>)."""
+    if eos_id is None:
+        return frozenset()
+    many = not _is_int(eos_id) and not isinstance(eos_id, (str, bytes, bool, float)) and hasattr(eos_id, "__iter__")
+    ids = list(eos_id) if many else [eos_id]
+    where = f"[0, {vocab})" if vocab is not None else ">= 0"
+    for t in ids:
+        if not _is_int(t) or t < 0 or (vocab is not None and t >= vocab):
+            raise SpecDecError(f"eos_id must be None or an integer token id in {where} (or a set of them), got {eos_id!r}")
+    return frozenset(int(t) for t in ids)
 
 
 def _seed_key(seed) -> mx.array:
@@ -157,7 +168,7 @@ def speculative_stream(
     max_new_tokens: int,
     *,
     k: int = 4,
-    eos_id: int | None = None,
+    eos_id: int | Iterable[int] | None = None,
     temperature: float = 0.0,
     top_k: int | None = None,
     top_p: float | None = None,
@@ -174,6 +185,7 @@ def speculative_stream(
     """
     policy = SamplingPolicy(temperature, top_k, top_p)
     prompt = _check_request(target, prompt_ids, max_new_tokens, k, eos_id)
+    eos = _eos_set(eos_id)
     # A drafter runs k sequential one-token steps per round, where per-op dispatch
     # dominates: with the default strategy it gets the compiled step when the
     # model supports it (the target's block pass gains little from compiling).
@@ -219,8 +231,8 @@ def speculative_stream(
         last_kind = "target" if k_round == 0 else ("bonus" if accepted == k_round else "correction")
         ids = draft_ids[:accepted] + [token]
         kinds = ["draft"] * accepted + [last_kind]
-        if eos_id is not None and eos_id in ids:
-            cut = ids.index(eos_id) + 1  # EOS is emitted, nothing after it
+        cut = next((i + 1 for i, t in enumerate(ids) if t in eos), None)
+        if cut is not None:  # the first EOS of the set is emitted, nothing after it
             ids, kinds = ids[:cut], kinds[:cut]
         emitted_drafts = min(accepted, len(ids))
         stats.target_passes += 1
@@ -230,7 +242,7 @@ def speculative_stream(
         stats.accepted_per_round.append(accepted)
         produced += len(ids)
         yield Emission(ids, kinds)
-        if eos_id is not None and ids[-1] == eos_id:
+        if ids[-1] in eos:
             return
 
 
@@ -241,7 +253,7 @@ def speculative_generate(
     max_new_tokens: int,
     *,
     k: int = 4,
-    eos_id: int | None = None,
+    eos_id: int | Iterable[int] | None = None,
     temperature: float = 0.0,
     top_k: int | None = None,
     top_p: float | None = None,
@@ -273,7 +285,7 @@ def plain_stream(
     prompt_ids,
     max_new_tokens: int,
     *,
-    eos_id: int | None = None,
+    eos_id: int | Iterable[int] | None = None,
     temperature: float = 0.0,
     top_k: int | None = None,
     top_p: float | None = None,
@@ -288,6 +300,7 @@ def plain_stream(
     """
     policy = SamplingPolicy(temperature, top_k, top_p)
     prompt = _check_request(model, prompt_ids, max_new_tokens, eos_id=eos_id)
+    eos = _eos_set(eos_id)
     if max_new_tokens == 0:
         return
     key = None if policy.greedy else _seed_key(seed)
@@ -310,7 +323,7 @@ def plain_stream(
         following = step() if produced + 1 < max_new_tokens else None
         tid = token.item()
         yield tid
-        if tid == eos_id:
+        if tid in eos:
             return
         token = following
 

@@ -144,20 +144,44 @@ class CacheSequence(_SequenceBase):
     per-position capture was incomplete and a whole-model re-feed was used.
     """
 
-    def __init__(self, model, rollback: str = caches.DEFAULT_ROLLBACK):
+    def __init__(self, model, rollback: str = caches.DEFAULT_ROLLBACK, *, kv_bits: int | None = None,
+                 kv_group_size: int = 64):
         super().__init__(model)
         if rollback not in caches.ROLLBACKS:
             raise SpecDecError(f"unknown rollback {rollback!r}; expected one of {list(caches.ROLLBACKS)}")
+        if kv_bits is not None and kv_bits not in (2, 3, 4, 5, 6, 8):
+            raise SpecDecError(f"kv_bits must be one of 2, 3, 4, 5, 6, 8 or None, got {kv_bits!r}")
         self.cache = caches.adapt_cache(make_prompt_cache(model), model_name(model))
         self.rollback = rollback
-        units = list({id(c): c for c in self.cache}.values())  # a shared cache commits once
-        self.stateful = [u for u in units if caches.is_stateful_unit(u)]
-        self.plain = [u for u in units if not caches.is_stateful_unit(u)]
+        self.kv_bits, self.kv_group_size = kv_bits, kv_group_size
+        self._sort_units()
         if self.stateful and rollback != "refeed":
             caches.instrument(model)
         self._fed, self._fed_tokens = 0, []
         self._snaps, self._log = {}, {}
         self.rebuilds = self.fallbacks = 0
+
+    def _sort_units(self) -> None:
+        units = list({id(c): c for c in self.cache}.values())  # a shared cache commits once
+        self.stateful = [u for u in units if caches.is_stateful_unit(u)]
+        self.plain = [u for u in units if not caches.is_stateful_unit(u)]
+
+    def _quantize_kv(self) -> None:
+        """With kv_bits, turn every KVCache into a QuantizedKVCache as mlx-lm's
+        ``maybe_quantize_kv_cache`` does after the prompt's prefill (with
+        quantized_kv_start=0); every later row is stored quantized, and the
+        QuantizedKVCache rolls back by a trim like the KVCache it replaces."""
+        if self.kv_bits is None:
+            return
+        from mlx_lm.models.cache import KVCache
+
+        for e, c in enumerate(self.cache):
+            if isinstance(c, caches.SlidingKVCache) or type(c).__name__ == "RotatingKVCache":
+                raise SpecDecError(f"kv_bits: {model_name(self.model)} has sliding-window layers, which mlx-lm "
+                                   "cannot quantize (RotatingKVCache); run it without --kv-bits")
+            if isinstance(c, KVCache):
+                self.cache[e] = c.to_quantized(group_size=self.kv_group_size, bits=self.kv_bits)
+        self._sort_units()
 
     def prefill(self, prompt_ids) -> None:
         ids = _ids(prompt_ids)
@@ -171,7 +195,10 @@ class CacheSequence(_SequenceBase):
                 rows.append(self.model.model(chunk[None], cache=self.cache)[0])
             else:
                 self.model(chunk[None], cache=self.cache)
+            self._quantize_kv()  # as mlx-lm, after each prefill call
             mx.eval(caches.cache_arrays(self.cache), rows)
+        if ids.shape[0] == 1:
+            self._quantize_kv()
         caches.set_prefilling(self.cache, False)
         caches.settle(self.cache)
         self.hidden = mx.concatenate(rows) if rows else None
@@ -447,3 +474,12 @@ def make_sequence(model, strategy="cache") -> Sequence:
         return STRATEGIES[strategy](model)
     except KeyError:
         raise SpecDecError(f"unknown state strategy {strategy!r}; expected one of {sorted(STRATEGIES)}") from None
+
+
+def quantized_kv_strategy(strategy: str = "cache", kv_bits: int = 8, kv_group_size: int = 64):
+    """A strategy factory: `strategy` ('cache' or a rollback name) with its KVCaches
+    quantized after the prefill, as mlx-lm's ``generate_step(kv_bits=...)`` does."""
+    rollback = caches.DEFAULT_ROLLBACK if strategy == "cache" else strategy
+    if rollback not in caches.ROLLBACKS:
+        raise SpecDecError(f"kv_bits needs the cache strategy or one of {list(caches.ROLLBACKS)}, got {strategy!r}")
+    return lambda model: CacheSequence(model, rollback, kv_bits=kv_bits, kv_group_size=kv_group_size)

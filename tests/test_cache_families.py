@@ -26,15 +26,22 @@ from mlx_specdec import greedy_generate, speculative_generate
 from mlx_specdec.caches import ROLLBACKS, SlidingKVCache, members
 from mlx_specdec.errors import SpecDecError
 from mlx_specdec.generate import speculative_stream
-from mlx_specdec.state import make_sequence, model_context_window, model_name
+from mlx_specdec.state import make_sequence, model_context_window, model_name, quantized_kv_strategy
 from tests import archs
 
 PROMPT = [5, 17, 33, 2, 9, 100, 41, 7, 8, 12, 200, 3]
 NEW = 36  # prompt + NEW = 48 positions: six times the window of 8
-# The *_qkv fixtures compare with generate_step(kv_bits=...), which quantizes the
-# KV cache after the prompt's prefill: the engine's kv_bits path is mlx-lm parity
-# work of its own; QuantizedKVCache rollback is covered below on its own.
-NAMES = sorted(n for n in archs.ARCHS if "kv_bits" not in archs.KNOBS.get(n, {}).get("oracle_kwargs", {}))
+NAMES = sorted(archs.ARCHS)
+
+
+def strategy(name: str, rollback: str = "cache"):
+    """The strategy under test: the *_qkv fixtures compare with generate_step(kv_bits=...),
+    which quantizes every KVCache after the prompt's prefill; the engine does the same."""
+    kw = archs.KNOBS.get(name, {}).get("oracle_kwargs", {})
+    if kw.get("kv_bits") is None:
+        return rollback
+    assert kw.get("quantized_kv_start", 0) == 0
+    return quantized_kv_strategy(rollback, kw["kv_bits"], kw["kv_group_size"])
 
 
 @pytest.fixture(scope="module")
@@ -55,7 +62,7 @@ def pairs():
 @pytest.mark.parametrize("name", NAMES)
 def test_plain_decoding_equals_mlx_lm(pairs, name):
     target, _, oracle = pairs(name)
-    assert greedy_generate(target, PROMPT, NEW) == oracle
+    assert greedy_generate(target, PROMPT, NEW, strategy=strategy(name)) == oracle
 
 
 # Where a rollback cannot rebuild from its log and re-feeds instead, every time,
@@ -77,7 +84,7 @@ def test_speculative_greedy_equals_mlx_lm(pairs, name, rollback):
     stats, rebuilds = SpecStats(), 0
     for k in (1, 4, 8):
         seqs = []
-        stream = speculative_stream(target, drafter, PROMPT, NEW, k=k, strategy=rollback, stats=stats,
+        stream = speculative_stream(target, drafter, PROMPT, NEW, k=k, strategy=strategy(name, rollback), stats=stats,
                                     on_commit=lambda t, d: seqs.append(t) if not seqs else None)
         out = [t for e in stream for t in e.ids]
         assert out == oracle, f"{name}, k={k}, {rollback}"
@@ -86,7 +93,7 @@ def test_speculative_greedy_equals_mlx_lm(pairs, name, rollback):
     # Speculation was really exercised: drafts were rejected along the way, and
     # stateful layers were rebuilt on the accepted boundary.
     assert 0 < stats.accepted < stats.drafted
-    assert (rebuilds > 0) == bool(make_sequence(target, rollback).stateful)
+    assert (rebuilds > 0) == bool(make_sequence(target, strategy(name, rollback)).stateful)
 
 
 def _visible(m) -> list[mx.array]:
@@ -108,8 +115,9 @@ def _visible(m) -> list[mx.array]:
     if isinstance(m, (mlc.KVCache, mlc.QuantizedKVCache)):
         if m.keys is None:  # a layer that ignores its cache (nemotron_nas no-op attention)
             return []
-        if isinstance(m.keys, tuple):  # quantized: (packed, scales, biases)
-            return [a[..., : m.offset, :] for a in (*m.keys, *m.values)]
+        if isinstance(m.keys, (tuple, list)):  # quantized (packed, scales, biases): compare what attention reads
+            return [mx.dequantize(*(a[..., : m.offset, :] for a in kv), group_size=m.group_size, bits=m.bits)
+                    for kv in (m.keys, m.values)]
         return [m.keys[..., : m.offset, :], m.values[..., : m.offset, :]]
     return [v for v in vars(m).values() if isinstance(v, mx.array)]
 
@@ -133,9 +141,11 @@ def test_committed_state_equals_target_only_decoding_after_every_round(pairs, na
         nonlocal fed
         if fed == 0:
             target(mx.array(tokens[: len(PROMPT) - 1])[None], cache=reference)
+            archs.after_call(target, reference)  # the *_qkv fixtures: quantized as generate_step does
             fed = len(PROMPT) - 1
         while fed < n:
             target(mx.array(tokens[fed : fed + 1])[None], cache=reference)
+            archs.after_call(target, reference)
             fed += 1
 
     def check(seq, _drafter):
@@ -151,7 +161,8 @@ def test_committed_state_equals_target_only_decoding_after_every_round(pairs, na
     rollbacks = ROLLBACKS if name in ALL_ROLLBACKS_ON else ("cache",)
     for rollback in rollbacks:
         fed, reference = 0, mlc.make_prompt_cache(target)
-        stream = speculative_stream(target, drafter, PROMPT, NEW, k=4, strategy=rollback, on_commit=check)
+        stream = speculative_stream(target, drafter, PROMPT, NEW, k=4, strategy=strategy(name, rollback),
+                                    on_commit=check)
         assert [t for e in stream for t in e.ids] == oracle
     assert checked >= 5 * len(rollbacks)
 

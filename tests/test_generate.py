@@ -119,6 +119,44 @@ def test_greedy_generate_stops_after_eos(target):
     assert greedy_generate(target, PROMPT, 40, eos_id=eos) == expected
 
 
+def _chain_with_eos_set(target, positions):
+    """The chain cut after the first of several EOS ids; the other ids do not occur before it."""
+    chain = oracle_greedy(target, PROMPT, 40)
+    ids = {chain[p] for p in positions}
+    first = min(i for i, t in enumerate(chain) if t in ids)
+    return chain[: first + 1], ids
+
+
+@pytest.mark.parametrize("positions", [(6, 9), (9, 6), (3, 30), (12, 13)])
+@pytest.mark.parametrize("k", [1, 4, 8])
+def test_eos_set_stops_after_the_first_id_of_the_set(target, positions, k):
+    expected, ids = _chain_with_eos_set(target, positions)
+    for eos in (ids, sorted(ids), tuple(ids), frozenset(ids), np.array(sorted(ids))):
+        out, stats = speculative_generate(target, target, PROMPT, 40, k=k, eos_id=eos)
+        assert out == expected and out[-1] in ids and stats.generated == len(expected)
+        assert greedy_generate(target, PROMPT, 40, eos_id=eos) == expected
+
+
+@pytest.mark.parametrize("n", [1, 2, 5, 7])
+def test_eos_set_keeps_the_exact_cap(target, n):
+    expected, ids = _chain_with_eos_set(target, (20, 25))
+    out, stats = speculative_generate(target, target, PROMPT, n, k=4, eos_id=ids)
+    assert out == expected[:n] and stats.generated == min(n, len(expected))
+
+
+def test_eos_set_member_as_the_correction_token(target):
+    expected, ids = _chain_with_eos_set(target, (5, 11))
+    position = len(expected) - 1
+    drafter = ScriptedDrafter(target, [position])
+    out, stats = speculative_generate(target, drafter, PROMPT, 40, k=position + 2, eos_id=ids)
+    assert out == expected
+    assert stats.accepted == position and stats.generated == position + 1
+
+
+def test_empty_eos_set_stops_nothing(target):
+    assert speculative_generate(target, target, PROMPT, 20, k=4, eos_id=[])[0] == oracle_greedy(target, PROMPT, 20)
+
+
 def test_draft_greedy_matches_oracle(target):
     assert draft_greedy(target, PROMPT, 5) == oracle_greedy(target, PROMPT, 5)
 
