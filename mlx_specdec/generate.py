@@ -172,6 +172,7 @@ def speculative_stream(
     temperature: float = 0.0,
     top_k: int | None = None,
     top_p: float | None = None,
+    min_p: float | None = None,
     seed: int | None = None,
     strategy="cache",
     stats: SpecStats | None = None,
@@ -183,7 +184,7 @@ def speculative_stream(
     when given, is called after every round's commit (tests use it to inspect
     the committed state at each boundary).
     """
-    policy = SamplingPolicy(temperature, top_k, top_p)
+    policy = SamplingPolicy(temperature, top_k, top_p, min_p)
     prompt = _check_request(target, prompt_ids, max_new_tokens, k, eos_id)
     eos = _eos_set(eos_id)
     # A drafter runs k sequential one-token steps per round, where per-op dispatch
@@ -257,6 +258,7 @@ def speculative_generate(
     temperature: float = 0.0,
     top_k: int | None = None,
     top_p: float | None = None,
+    min_p: float | None = None,
     seed: int | None = None,
     strategy="cache",
 ) -> tuple[list[int], SpecStats]:
@@ -274,7 +276,7 @@ def speculative_generate(
     new_ids: list[int] = []
     for emission in speculative_stream(
         target, drafter, prompt_ids, max_new_tokens, k=k, eos_id=eos_id, temperature=temperature,
-        top_k=top_k, top_p=top_p, seed=seed, strategy=strategy, stats=stats,
+        top_k=top_k, top_p=top_p, min_p=min_p, seed=seed, strategy=strategy, stats=stats,
     ):
         new_ids.extend(emission.ids)
     return new_ids, stats
@@ -289,6 +291,7 @@ def plain_stream(
     temperature: float = 0.0,
     top_k: int | None = None,
     top_p: float | None = None,
+    min_p: float | None = None,
     seed: int | None = None,
     strategy="cache",
 ) -> Iterator[int]:
@@ -298,7 +301,7 @@ def plain_stream(
     read on the host, so the baseline overlaps host and device work the way
     mlx-lm's own generator does: it is a fair baseline, not a strawman.
     """
-    policy = SamplingPolicy(temperature, top_k, top_p)
+    policy = SamplingPolicy(temperature, top_k, top_p, min_p)
     prompt = _check_request(model, prompt_ids, max_new_tokens, eos_id=eos_id)
     eos = _eos_set(eos_id)
     if max_new_tokens == 0:

@@ -25,6 +25,7 @@ class SamplingPolicy:
     temperature: float = 0.0
     top_k: int | None = None
     top_p: float | None = None
+    min_p: float | None = None
 
     def __post_init__(self):
         t = self.temperature
@@ -41,6 +42,10 @@ class SamplingPolicy:
             raise SpecDecError(f"top_k must be a positive integer or None, got {self.top_k!r}")
         if self.top_p is not None and not (isinstance(self.top_p, (int, float)) and 0 < self.top_p <= 1):
             raise SpecDecError(f"top_p must be in (0, 1], got {self.top_p!r}")
+        if self.min_p is not None and not (
+            isinstance(self.min_p, (int, float)) and not isinstance(self.min_p, bool) and 0 <= self.min_p <= 1
+        ):
+            raise SpecDecError(f"min_p must be in [0, 1], got {self.min_p!r}")
 
     @property
     def greedy(self) -> bool:
@@ -52,6 +57,12 @@ class SamplingPolicy:
         if self.greedy:
             choice = mx.argmax(logits, axis=-1, keepdims=True)
             return (mx.arange(logits.shape[-1]) == choice).astype(mx.float32)
+        if self.min_p:
+            # As mlx-lm: keep tokens whose untempered probability is at least min_p
+            # times the top token's. The top token survives every filter, so the
+            # order of min-p, top-k and top-p does not matter.
+            top = mx.max(logits, axis=-1, keepdims=True)
+            logits = mx.where(logits >= top + math.log(self.min_p), logits, -mx.inf)
         logits = logits / self.temperature
         if self.top_k is not None and self.top_k < logits.shape[-1]:
             kth = mx.sort(logits, axis=-1)[..., -self.top_k][..., None]

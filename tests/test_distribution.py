@@ -101,6 +101,43 @@ def test_sampled_loop_with_top_k_and_top_p_matches_the_policy():
     assert stat < critical
 
 
+@pytest.mark.slow
+def test_sampled_loop_with_min_p_matches_the_policy():
+    """min-p cuts tokens below min_p x the top token's (untempered) probability;
+    speculative sampling under it keeps exactly the policy's distribution."""
+    target = TableLM(V, seed=7, sharpness=1.5)
+    drafter = TableLM(V, seed=8, sharpness=1.5)
+    policy = SamplingPolicy(temperature=1.3, min_p=0.3)
+
+    def policy_probs(logits):
+        import mlx.core as mx
+
+        return np.array(policy.probs(mx.array(logits)[None])[0])
+
+    joint = target_joint(target, PROMPT, 2, policy_probs)
+    support = {s: p for s, p in joint.items() if p > 0}
+    assert len(support) < len(joint)  # min-p really cut something
+    n = 2500
+    samples = [
+        tuple(speculative_generate(target, drafter, PROMPT, 2, k=2, temperature=1.3, min_p=0.3, seed=s)[0])
+        for s in range(n)
+    ]
+    assert all(s in support for s in samples)
+    stat, critical = chi_square_test(samples, support)
+    assert stat < critical
+
+
+def test_min_p_keeps_tokens_at_least_min_p_times_the_top_probability():
+    import mlx.core as mx
+
+    logits = mx.log(mx.array([[0.5, 0.3, 0.16, 0.04]]))
+    probs = np.array(SamplingPolicy(temperature=1.0, min_p=0.3).probs(logits)[0])
+    assert (probs > 0).tolist() == [True, True, True, False]  # 0.16 >= 0.3 * 0.5 > 0.04
+    assert np.allclose(probs[:3], np.array([0.5, 0.3, 0.16]) / 0.96, atol=1e-6)
+    with pytest.raises(Exception, match="min_p must be in"):
+        SamplingPolicy(temperature=1.0, min_p=1.5)
+
+
 def test_seeded_sampling_is_reproducible():
     target, drafter = TableLM(V, seed=3, sharpness=1.0), TableLM(V, seed=4)
     a = speculative_generate(target, drafter, PROMPT, 30, k=3, temperature=1.0, seed=42)[0]
