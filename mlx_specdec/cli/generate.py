@@ -35,11 +35,29 @@ def _parser():
     )
     p.add_argument("--no-draft", action="store_true", help="plain decoding of the target, no speculation")
     p.add_argument("-k", "--num-draft-tokens", type=int, default=4, help="draft tokens per round (default 4)")
-    p.add_argument("--prompt", default="Once upon a time", help="prompt text")
-    p.add_argument("--max-tokens", type=int, default=200, help="exact cap on generated tokens (default 200)")
+    p.add_argument("--prompt", "-p", default="Once upon a time", help="prompt text ('-' reads it from stdin)")
+    p.add_argument("--system-prompt", default=None, help="system message for the chat template")
+    p.add_argument("--ignore-chat-template", action="store_true",
+                   help="send the raw prompt, without the tokenizer's chat template (applied by default when it has one)")
+    p.add_argument("--chat-template-config", default=None,
+                   help="extra arguments for the chat template, as a JSON object (e.g. '{\"enable_thinking\": false}')")
+    p.add_argument("--extra-eos-token", nargs="+", default=(),
+                   help="more tokens (or ids) that end generation, beside the tokenizer's eos_token_ids")
+    p.add_argument("--max-tokens", "-m", type=int, default=200, help="exact cap on generated tokens (default 200)")
     p.add_argument("--temp", type=finite, default=0.0, help="sampling temperature; 0 = greedy (default)")
     p.add_argument("--top-p", type=finite, default=None, help="nucleus sampling mass in (0, 1]")
     p.add_argument("--top-k", type=int, default=None, help="sample among the k most likely tokens")
+    p.add_argument("--min-p", type=number(float, low=0, high=1), default=0.0,
+                   help="keep tokens at least min-p times as likely as the top token (mlx-lm's rule; default 0: off)")
+    p.add_argument("--kv-bits", type=int, default=None, choices=[2, 3, 4, 5, 6, 8],
+                   help="quantize the target's KV cache to this many bits after the prompt (mlx-lm's "
+                        "--kv-bits with --quantized-kv-start 0); rolls back exactly")
+    p.add_argument("--kv-group-size", type=int, default=64, choices=[32, 64, 128],
+                   help="group size of the KV-cache quantization (default 64)")
+    p.add_argument("--max-kv-size", type=int, default=None,
+                   help="not supported: refused (a bounded cache has no exact rollback here)")
+    p.add_argument("--verbose", type=_str2bool, default=True,
+                   help="'False' or 'F' prints only the response text (mlx-lm's flag; default True)")
     p.add_argument("--seed", type=int, default=None, help="random seed for sampling (any integer)")
     p.add_argument("--strategy", default="cache",
                    choices=["cache", "replay", "refeed", "positions", "compiled", "auto", "recompute"],
@@ -49,6 +67,59 @@ def _parser():
     p.add_argument("--compare", action="store_true", help="also run plain decoding of the target and report the speedup")
     p.add_argument("--json", action="store_true", help="print one JSON record instead of streaming text")
     return p
+
+
+def _str2bool(text: str) -> bool:
+    return text.lower() not in ("false", "f")  # as mlx-lm
+
+
+def _token_id(tokenizer, token: str) -> int:
+    """An id for --extra-eos-token: an integer, or a token of the vocabulary."""
+    try:
+        return int(token)
+    except ValueError:
+        pass
+    if hasattr(tokenizer, "sp"):  # StoryTokenizer (sentencepiece)
+        tid = tokenizer.sp.piece_to_id(token)
+        unknown = tid == tokenizer.unk_id and token != tokenizer.sp.id_to_piece(tid)
+    else:
+        tid = tokenizer.convert_tokens_to_ids(token)
+        unk = getattr(tokenizer, "unk_token_id", None)
+        unknown = tid is None or (unk is not None and tid == unk and token != getattr(tokenizer, "unk_token", None))
+    if unknown:
+        raise SpecDecError(f"--extra-eos-token {token!r} is not a token of this tokenizer")
+    return int(tid)
+
+
+def _prompt_ids(args, tokenizer) -> tuple[list[int], bool]:
+    """The prompt's ids, through the chat template when the tokenizer has one (as
+    mlx_lm.generate does), and whether the template was applied."""
+    import json
+
+    text = args.prompt.replace("\\n", "\n").replace("\\t", "\t")
+    if text == "-":
+        text = sys.stdin.read()
+    if not text:
+        raise SpecDecError("--prompt is empty" + (" (stdin gave no text)" if args.prompt == "-" else ""))
+    template_kwargs = {}
+    if args.chat_template_config is not None:
+        try:
+            template_kwargs = json.loads(args.chat_template_config)
+        except json.JSONDecodeError as e:
+            raise SpecDecError(f"--chat-template-config is not valid JSON ({e.msg} at character {e.pos})") from None
+        if not isinstance(template_kwargs, dict):
+            raise SpecDecError(f"--chat-template-config must be a JSON object, got {args.chat_template_config!r}")
+    if args.ignore_chat_template or not getattr(tokenizer, "has_chat_template", False):
+        return encode_prompt(tokenizer, text), False
+    messages = [{"role": "system", "content": args.system_prompt}] if args.system_prompt is not None else []
+    messages.append({"role": "user", "content": text})
+    try:
+        rendered = tokenizer.apply_chat_template(messages, tokenize=False, add_generation_prompt=True, **template_kwargs)
+        ids = list(tokenizer.encode(rendered, add_special_tokens=False))
+    except Exception as e:  # noqa: BLE001 - jinja and transformers raise their own types
+        first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+        raise SpecDecError(f"the tokenizer's chat template failed ({first}); --ignore-chat-template sends the raw prompt") from None
+    return ids, True
 
 
 def _timed(stream, on_item=None):
@@ -92,7 +163,7 @@ def _run(args) -> int:
     from ..console import LEGEND, TokenStream, print_summary
     from ..loading import DEFAULT_DRAFTER, DEFAULT_TARGET, load
 
-    policy = SamplingPolicy(args.temp, args.top_k, args.top_p)  # validate before loading anything
+    policy = SamplingPolicy(args.temp, args.top_k, args.top_p, args.min_p or None)  # validate before loading anything
     k = args.num_draft_tokens
     if k < 1:
         raise SpecDecError(f"--num-draft-tokens must be >= 1, got {k}")
@@ -100,6 +171,16 @@ def _run(args) -> int:
         raise SpecDecError(f"--max-tokens must be >= 0, got {args.max_tokens}")
     if not args.prompt:
         raise SpecDecError("--prompt is empty")
+    if args.max_kv_size is not None:
+        raise SpecDecError(
+            "--max-kv-size is not supported: mlx-lm's bounded cache (a RotatingKVCache keeping 4 rows) has no exact "
+            "rollback here; leave it out (the cache grows with the text)"
+        )
+    strategy = args.strategy
+    if args.kv_bits is not None:
+        from ..state import quantized_kv_strategy
+
+        strategy = quantized_kv_strategy(args.strategy, args.kv_bits, args.kv_group_size)
     target_name = args.model or DEFAULT_TARGET
     draft_name = None
     if not args.no_draft:
@@ -107,16 +188,19 @@ def _run(args) -> int:
 
     target, tokenizer = load(target_name)
     drafter = _load_drafter(draft_name, target, tokenizer, target_name) if draft_name is not None else None
-    prompt = encode_prompt(tokenizer, args.prompt)
-    eos_id = getattr(tokenizer, "eos_token_id", None)
-    sampling = dict(temperature=policy.temperature, top_k=policy.top_k, top_p=policy.top_p, seed=args.seed)
+    from ..api import eos_ids
+
+    prompt, templated = _prompt_ids(args, tokenizer)
+    eos_id = eos_ids(tokenizer) | {_token_id(tokenizer, t) for t in args.extra_eos_token}
+    sampling = dict(temperature=policy.temperature, top_k=policy.top_k, top_p=policy.top_p, min_p=policy.min_p,
+                    seed=args.seed)
 
     def run_plain():
-        return plain_stream(target, prompt, args.max_tokens, eos_id=eos_id, strategy=args.strategy, **sampling)
+        return plain_stream(target, prompt, args.max_tokens, eos_id=eos_id, strategy=strategy, **sampling)
 
     def run_spec(stats):
         return speculative_stream(
-            target, drafter, prompt, args.max_tokens, k=k, eos_id=eos_id, strategy=args.strategy,
+            target, drafter, prompt, args.max_tokens, k=k, eos_id=eos_id, strategy=strategy,
             stats=stats, **sampling,
         )
 
@@ -124,10 +208,10 @@ def _run(args) -> int:
         # Warm both paths up (allocations, compiled traces for each block length)
         # so neither pays first-call costs inside the timed run.
         warm = min(64, args.max_tokens)
-        list(plain_stream(target, prompt, warm, strategy=args.strategy))
-        list(speculative_stream(target, drafter, prompt, warm, k=k, strategy=args.strategy))
+        list(plain_stream(target, prompt, warm, strategy=strategy))
+        list(speculative_stream(target, drafter, prompt, warm, k=k, strategy=strategy))
 
-    show = not args.json
+    show = not args.json and args.verbose
     view = TokenStream(tokenizer, prompt=prompt, legend=LEGEND if drafter is not None else None) if show else None
 
     stats = SpecStats()
@@ -147,6 +231,7 @@ def _run(args) -> int:
         "temperature": policy.temperature,
         "prompt": args.prompt,
         "prompt_tokens": len(prompt),
+        "chat_template": templated,
         "ids": new_ids,
         "text": tokenizer.decode(new_ids),
         "stats": stats.as_dict(),
@@ -167,6 +252,8 @@ def _run(args) -> int:
 
     if args.json:
         print(json_record(record))
+    elif not args.verbose:
+        print(record["text"])
     else:
         rows = [("generated", f"{len(new_ids)} tokens in {seconds:.2f} s ({record['tokens_per_s']:.1f} tokens/s)")]
         if drafter is not None:
