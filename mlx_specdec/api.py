@@ -51,22 +51,25 @@ class GenerationResponse:
 
 
 class _Detokenizer:
-    """Incremental text for tokenizers without mlx-lm's streaming detokenizer."""
+    """Incremental text for tokenizers without mlx-lm's streaming detokenizer;
+    ``last_segment`` is the text not read yet, as in mlx-lm."""
 
     def __init__(self, tokenizer):
-        self.tokenizer, self.ids, self.text, self.last_segment = tokenizer, [], "", ""
+        self.tokenizer, self.ids, self.text, self._read = tokenizer, [], "", 0
 
     def add_token(self, token: int) -> None:
         self.ids.append(token)
         text = self.tokenizer.decode(self.ids)
-        if text.endswith("\ufffd"):  # an incomplete UTF-8 sequence: wait for the next token
-            self.last_segment = ""
-            return
-        self.last_segment, self.text = text[len(self.text):], text
+        if not text.endswith("\ufffd"):  # an incomplete UTF-8 sequence waits for the next token
+            self.text = text
 
     def finalize(self) -> None:
-        text = self.tokenizer.decode(self.ids)
-        self.last_segment, self.text = text[len(self.text):], text
+        self.text = self.tokenizer.decode(self.ids)
+
+    @property
+    def last_segment(self) -> str:
+        segment, self._read = self.text[self._read:], len(self.text)
+        return segment
 
 
 def _detokenizer(tokenizer):

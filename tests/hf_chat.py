@@ -54,12 +54,13 @@ def make_model_folder(folder: Path, seed: int = 0, hidden: int = 64, layers: int
     config = {
         "model_type": "llama", "hidden_size": hidden, "num_hidden_layers": layers,
         "intermediate_size": 2 * hidden, "num_attention_heads": 2, "num_key_value_heads": 1,
-        "head_dim": 32, "rms_norm_eps": 1e-5, "vocab_size": VOCAB, "tie_word_embeddings": True,
+        "head_dim": 32, "rms_norm_eps": 1e-5, "vocab_size": VOCAB, "tie_word_embeddings": False,
         "max_position_embeddings": 512, "rope_theta": 10000.0, "eos_token_id": ids,
     }
     mx.random.seed(seed)
     model = llama.Model(llama.ModelArgs.from_dict(config))
-    model.update({"model": {"embed_tokens": {"weight": model.model.embed_tokens.weight * 4.0}}})
+    # Sharpen the random logits so greedy chains vary (a flat random head repeats one token).
+    model.update({"lm_head": {"weight": model.lm_head.weight * 8.0}})
     save_model(folder, model)
     save_config(config, folder / "config.json")
     return folder
