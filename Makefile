@@ -4,7 +4,7 @@ VENV   ?= .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test test-fast bench bench-quick ladder blas doctor clean
+.PHONY: demo test test-fast install-check bench bench-quick ladder blas doctor clean
 
 $(STAMP): pyproject.toml
 	@$(MAKE) --no-print-directory blas
@@ -40,6 +40,10 @@ test: $(STAMP)
 
 test-fast: $(STAMP)
 	$(PY) -m pytest -m "not slow"
+
+# pip install . into a fresh venv and run the installed `mlx-specdec` command (needs PyPI).
+install-check:
+	scripts/check_install.sh
 
 bench: $(STAMP)
 	$(PY) -m bench --out bench/results

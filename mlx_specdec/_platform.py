@@ -26,6 +26,7 @@ _CANDIDATES = (
 
 # What happened, for `python -m mlx_specdec.doctor`.
 BLAS_STATUS: dict[str, str | None] = {"library": None, "note": None}
+_warned = False
 
 
 def _bind_blas() -> None:
@@ -52,6 +53,44 @@ def _bind_blas() -> None:
         "no system OpenBLAS found: MLX's bundled reference BLAS is slow; "
         "install libopenblas0-pthread"
     )
+
+
+def _openblas_loaded() -> bool:
+    """Is an OpenBLAS mapped into this process (LD_PRELOAD, or loaded before mlx.core)?"""
+    try:
+        with open("/proc/self/maps") as maps:
+            return "libopenblas" in maps.read()
+    except OSError:
+        return False
+
+
+def _openblas_path() -> str:
+    for name in _CANDIDATES:
+        if os.path.isabs(name) and os.path.exists(name):
+            return name
+    return "/path/to/libopenblas.so.0"
+
+
+def warn_slow_blas_once(file=None) -> bool:
+    """On Linux, when mlx.core was imported before mlx_specdec and MLX computes on the
+    CPU with its bundled reference BLAS, say so once, in one line, with the fix.
+    Called by the first generation; returns whether it warned."""
+    global _warned
+    if _warned or platform.system() != "Linux" or BLAS_STATUS["library"] is not None:
+        return False
+    if not (BLAS_STATUS["note"] or "").startswith("mlx.core was imported before"):
+        return False
+    import mlx.core as mx
+
+    if mx.default_device() != mx.cpu or _openblas_loaded():
+        return False
+    _warned = True
+    print(
+        "mlx-specdec: warning: mlx.core was imported before mlx_specdec, so MLX runs on its slow bundled BLAS "
+        f"(speculation loses); import mlx_specdec first, or run with LD_PRELOAD={_openblas_path()}",
+        file=file or sys.stderr, flush=True,
+    )
+    return True
 
 
 _bind_blas()

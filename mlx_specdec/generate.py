@@ -116,6 +116,9 @@ def _prompt_list(prompt_ids) -> list[int]:
 
 
 def _check_request(model, prompt_ids, max_new_tokens, k=1, eos_id=None) -> list[int]:
+    from ._platform import warn_slow_blas_once
+
+    warn_slow_blas_once()  # a library user who imported mlx.core first gets the slow BLAS: say so once
     if isinstance(k, bool) or not isinstance(k, int) or k < 1:
         raise SpecDecError(f"k (draft tokens per round) must be an integer >= 1, got {k!r}")
     if isinstance(max_new_tokens, bool) or not isinstance(max_new_tokens, int) or max_new_tokens < 0:
