@@ -175,17 +175,29 @@ def read_hf_gpt_neo(folder) -> tuple[Model, dict]:
 # ---------------------------------------------------------------- writing store folders
 
 
-def fp16_weights(model) -> dict:
+DTYPES = {"float16": mx.float16, "bfloat16": mx.bfloat16, "float32": mx.float32}  # mlx-lm's --dtype names
+
+
+def stored_weights(model, dtype: str = "float16") -> dict:
+    """The model's weights in the dtype to store; NaN/inf and values beyond float16's range (when storing
+    float16) are refused."""
+    if dtype not in DTYPES:
+        raise SpecDecError(f"dtype must be one of {', '.join(DTYPES)}, got {dtype!r}")
     out = {}
     for name, w in tree_flatten(model.parameters()):
         w32 = w.astype(mx.float32)
         if not mx.all(mx.isfinite(w32)).item():
             raise ModelLoadError(f"parameter {name!r} holds NaN or infinite values; the source weights are corrupt")
         peak = mx.abs(w32).max().item()
-        if peak > FP16_MAX:
-            raise ModelLoadError(f"parameter {name!r} has values up to {peak}, beyond float16's range")
-        out[name] = w.astype(mx.float16)
+        if dtype == "float16" and peak > FP16_MAX:
+            raise ModelLoadError(f"parameter {name!r} has values up to {peak}, beyond float16's range "
+                                 "(--dtype bfloat16 or float32 keeps it)")
+        out[name] = w.astype(DTYPES[dtype])
     return out
+
+
+def fp16_weights(model) -> dict:
+    return stored_weights(model, "float16")
 
 
 def gpt_neo_card(name: str, config: dict, n_params: int) -> str:
@@ -217,15 +229,16 @@ def gpt_neo_card(name: str, config: dict, n_params: int) -> str:
     )
 
 
-def convert_gpt_neo(src: str, out, *, overwrite: bool = False) -> Path:
-    """Hugging Face GPT-Neo folder or hub repo id -> GPT-Neo store folder at `out`."""
+def convert_gpt_neo(src: str, out, *, overwrite: bool = False, dtype: str = "float16") -> Path:
+    """Hugging Face GPT-Neo folder or hub repo id -> GPT-Neo store folder at `out` (weights stored as `dtype`)."""
     folder = resolve_source(src)
     if not folder.is_dir():
         raise SpecDecError(f"{src!r} is a file; a GPT-Neo source is a Hugging Face folder or hub repo id")
-    return convert_hf_folder(folder, out, source=src, overwrite=overwrite)
+    return convert_hf_folder(folder, out, source=src, overwrite=overwrite, dtype=dtype)
 
 
-def convert_hf_folder(folder, out, *, source: str | None = None, overwrite: bool = False) -> Path:
+def convert_hf_folder(folder, out, *, source: str | None = None, overwrite: bool = False,
+                      dtype: str = "float16") -> Path:
     """A local Hugging Face GPT-Neo folder -> GPT-Neo store folder at `out`; `source` is recorded."""
     folder = Path(folder)
     src = source if source is not None else str(folder)
@@ -233,7 +246,7 @@ def convert_hf_folder(folder, out, *, source: str | None = None, overwrite: bool
     tok_files = [f for f in TOKENIZER_FILES if (folder / f).is_file()]
     if not {"tokenizer.json", "vocab.json"} & set(tok_files):
         raise ModelLoadError(f"{str(folder)!r} has no tokenizer files (tokenizer.json or vocab.json + merges.txt)")
-    weights = fp16_weights(model)
+    weights = stored_weights(model, dtype)
     out = Path(out)
 
     def fill(tmp: Path) -> None:
@@ -242,7 +255,7 @@ def convert_hf_folder(folder, out, *, source: str | None = None, overwrite: bool
         config = {
             "model_type": "gpt_neo",
             "architecture": model.args.to_dict(),
-            "dtype": "float16",
+            "dtype": dtype,
             "source": src,
             "source_architecture": GPT_NEO_ARCH,
         }

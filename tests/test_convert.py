@@ -357,3 +357,38 @@ def test_key_map_shape_mismatch_is_an_error(storylm_parts, tmp_path):
     key_map[q], key_map[k] = key_map[k], key_map[q]
     msg = _convert_with_map(root, tmp_path, key_map)
     assert "shape mismatch" in msg and "(32, 32)" in msg and "(64, 32)" in msg
+
+
+# ---------------------------------------------------------------- --dtype
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16", "float32"])
+def test_dtype_flag_stores_the_weights_in_that_dtype(tmp_path, dtype):
+    """An fp32 source whose weights fp16 cannot hold exactly: --dtype float32 keeps them
+    bit for bit (and the reloaded model equals the unrounded port), float16/bfloat16 round."""
+    src = copy_fixture(tmp_path)
+    weights = dict(mx.load(str(src / "model.safetensors")))
+    mx.random.seed(0)
+    weights = {k: (v.astype(mx.float32) * (3.0 + 1e-3 * mx.random.normal(v.shape))) if v.ndim >= 1 else v
+               for k, v in weights.items()}
+    mx.save_safetensors(str(src / "model.safetensors"), weights)
+    out = tmp_path / f"store-{dtype}"
+    assert convert_main([str(src), "--out", str(out), "--dtype", dtype]) == 0
+    assert json.loads((out / "config.json").read_text())["dtype"] == dtype
+    stored = dict(mx.load(str(out / "model.safetensors")))
+    assert {v.dtype for v in stored.values()} == {convert.DTYPES[dtype]}
+    port, _ = convert.read_hf_gpt_neo(src)
+    exact = dict(tree_flatten(port.parameters()))
+    same = all(mx.array_equal(stored[k].astype(mx.float32), exact[k].astype(mx.float32)).item() for k in stored)
+    assert same == (dtype == "float32")
+    if mx.default_device() == mx.cpu:
+        model, _ = load_gpt_neo(out)
+        ids = mx.array([[5, 17, 33, 2, 9, 100, 41, 7]])
+        gap = float(mx.abs(model(ids) - port(ids)).max())
+        assert (gap < 1e-4) if dtype == "float32" else (gap > 1e-4)
+
+
+def test_dtype_other_than_float16_is_refused_for_a_state_dict(tmp_path):
+    code = convert_main([str(tmp_path / "w.npz"), "--config", "c.json", "--tokenizer", "t.model",
+                         "--out", str(tmp_path / "o"), "--dtype", "float32"])
+    assert code == 2
