@@ -219,3 +219,67 @@ def test_our_load_and_stream_generate_on_a_store_model(tiny_store):
     assert [r.token for r in out] == want
     assert "".join(r.text for r in out) == tok.decode([t for t in want if t not in tok.eos_token_ids])
     assert mx.get_peak_memory() >= 0
+
+
+# --- platform, entry points, one-line load errors ---------------------------
+
+
+def _run_python(code: str):
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    env.pop("MLX_SPECDEC_BLAS", None)
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, env=env, cwd=ROOT)
+
+
+GENERATE_TWICE = ("from mlx_specdec import greedy_generate\nfrom tests.mocks import TableLM\n"
+                  "m = TableLM(8)\ngreedy_generate(m, [1, 2], 3)\ngreedy_generate(m, [1, 2], 3)\n")
+
+
+@pytest.mark.slow
+def test_bundled_blas_after_an_early_mlx_import_warns_once_in_one_line():
+    from mlx_specdec import _platform
+
+    if sys.platform != "linux" or not any(Path(c).exists() for c in _platform._CANDIDATES if c.startswith("/")):
+        pytest.skip("needs Linux with a system OpenBLAS to compare against")
+    late = _run_python("import mlx.core\nimport mlx_specdec\n" + GENERATE_TWICE)
+    assert late.returncode == 0, late.stderr
+    lines = [line for line in late.stderr.splitlines() if "bundled BLAS" in line]
+    assert len(lines) == 1 and "import mlx_specdec first" in lines[0] and "LD_PRELOAD=" in lines[0]
+    early = _run_python("import mlx_specdec\nimport mlx.core\n" + GENERATE_TWICE)
+    assert early.returncode == 0 and "BLAS" not in early.stderr
+
+
+def test_a_failing_transformers_config_check_is_one_line(folders, monkeypatch, capsys):
+    """huggingface_hub / pydantic validation errors are not ValueError: the tokenizer's
+    config check must still end in one line, exit 2."""
+    import transformers
+
+    class StrictDataclassValidationError(Exception):
+        pass
+
+    def refuse(*args, **kwargs):
+        raise StrictDataclassValidationError("Validation error for field 'layer_types':\n  bad value\n  more")
+
+    monkeypatch.setattr(transformers.AutoConfig, "from_pretrained", refuse)
+    from mlx_specdec.cli.generate import main
+
+    assert main(["--model", str(folders[0]), "--no-draft", "--max-tokens", "2"]) == 2
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1 and "Traceback" not in err and "layer_types" in err
+
+
+def test_mlx_specdec_command_dispatches_and_explains(capsys):
+    from mlx_specdec.cli.main import main
+
+    assert main(["nope"]) == 2 and "unknown command 'nope'" in capsys.readouterr().err
+    assert main(["--help"]) == 0 and "generate" in capsys.readouterr().out
+    with pytest.raises(SystemExit) as exit_:
+        main(["doctor", "--help"])
+    assert exit_.value.code == 0
+
+
+@pytest.mark.skipif(os.environ.get("MLX_SPECDEC_INSTALL_CHECK") != "1",
+                    reason="needs PyPI: set MLX_SPECDEC_INSTALL_CHECK=1 (or run make install-check)")
+def test_pip_install_runs_the_installed_command(tmp_path):
+    proc = subprocess.run([str(ROOT / "scripts" / "check_install.sh"), str(tmp_path / "venv")],
+                          capture_output=True, text=True, timeout=1800)
+    assert proc.returncode == 0, proc.stderr[-2000:]
