@@ -38,10 +38,10 @@ def commit_path(name: str) -> str:
 
 
 def tested(name: str) -> str:
-    if name not in families.NAMES:
-        return "QuantizedKVCache rollback: `test_quantized_kv_cache_rolls_back_exactly`; kv_bits conversion not yet"
     rollbacks = "all rollbacks" if name in families.ALL_ROLLBACKS_ON else "default rollback"
-    return f"greedy = mlx-lm at k=1,4,8 x replay/refeed/positions; state after every round ({rollbacks})"
+    kv_bits = archs.KNOBS.get(name, {}).get("oracle_kwargs", {}).get("kv_bits")
+    quantized = f"kv_bits={kv_bits} (quantized after the prefill, as mlx-lm): " if kv_bits else ""
+    return f"{quantized}greedy = mlx-lm at k=1,4,8 x replay/refeed/positions; state after every round ({rollbacks})"
 
 
 def render() -> str:
