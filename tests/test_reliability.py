@@ -466,6 +466,12 @@ def _sweep_cases() -> list[list[str]]:
         "--draft-model": ["nowhere", "notes"],
         "--prompt": ["", "\udcff"],
         "--strategy": ["paged"],
+        "--min-p": ["nan", "-0.1", "1.5", "x"],
+        "--kv-bits": ["7", "x"],
+        "--kv-group-size": ["48"],
+        "--max-kv-size": ["64"],
+        "--chat-template-config": ["{bad", "[1]"],
+        "--extra-eos-token": ["<not-a-piece>"],
     }.items():
         for value in values:
             extra = ["--temp", "1"] if flag in ("--top-p", "--top-k", "--seed") else []
