@@ -37,8 +37,11 @@ def _ids(tokens) -> mx.array:
 
 def _arg(model, name):
     """A model argument, also from a wrapper's nested ``text_config``."""
-    args = getattr(model, "args", None)
-    for source in (args, getattr(args, "text_config", None) if args is not None else None):
+    sources = []
+    for args in (getattr(model, "args", None), getattr(model, "config", None)):  # plamo, baichuan: .config
+        if args is not None:
+            sources += [args, args.get("text_config") if isinstance(args, dict) else getattr(args, "text_config", None)]
+    for source in sources:
         if isinstance(source, dict):
             value = source.get(name)
         else:
