@@ -25,7 +25,7 @@ from typing import Callable, Protocol
 import mlx.core as mx
 from mlx_lm.models.cache import make_prompt_cache
 
-from . import caches
+from . import caches, replay
 from .errors import SpecDecError
 
 PREFILL_CHUNK = 2048  # tokens per prefill pass, as mlx-lm chunks (a sliding window sees chunk edges)
@@ -157,7 +157,7 @@ class CacheSequence(_SequenceBase):
         self.stateful = [u for u in units if caches.is_stateful_unit(u)]
         self.plain = [u for u in units if not caches.is_stateful_unit(u)]
         if self.stateful and rollback != "refeed":
-            caches.instrument(model)
+            replay.instrument(model)
         self._fed, self._fed_tokens = 0, []
         self._snaps, self._log = {}, {}
         self.rebuilds = self.fallbacks = 0
@@ -192,13 +192,13 @@ class CacheSequence(_SequenceBase):
         if self.rollback == "refeed":
             return self._logits(inputs, self.cache)
         watch = {id(m): u for u in self.stateful for m in (u, *caches.members(u))}
-        recorder = caches.Recorder(watch, self.rollback, n)
-        with caches.recording(recorder):
+        recorder = replay.Recorder(watch, self.rollback, n)
+        with replay.recording(recorder):
             logits = self._logits(inputs, self.cache)
         for u in self.stateful:
             log = self._log.setdefault(id(u), [])
             if self.rollback == "replay":
-                calls = recorder.calls.get(id(u), []) if recorder.complete(u) else [caches.OPAQUE]
+                calls = recorder.calls.get(id(u), []) if recorder.complete(u) else [replay.OPAQUE]
                 log.append((recorder.checkpoints.get(id(u)), n, calls))
             else:
                 log.extend(recorder.states.get(id(u), []))
@@ -218,7 +218,7 @@ class CacheSequence(_SequenceBase):
         stale_ids = {id(u) for u in stale}
         mode = self.rollback
         if stale and mode != "refeed":
-            if any(caches.logged_positions(self._log.get(id(u), [])) != self._fed for u in stale):
+            if any(replay.logged_positions(self._log.get(id(u), [])) != self._fed for u in stale):
                 mode = "refeed"  # an owner's call was not seen: rebuild through the whole model
                 self.fallbacks += 1
         if stale and mode == "refeed":
@@ -238,7 +238,7 @@ class CacheSequence(_SequenceBase):
         for u in stale:
             entries = self._log[id(u)]
             if mode == "replay":
-                caches.replay(u, entries, n_valid)
+                replay.replay(u, entries, n_valid)
             else:  # positions: the unit's state after every position was kept
                 caches.restore(u, entries[n_valid - 1] if n_valid else self._snaps[id(u)])
         self.rebuilds += bool(stale)
