@@ -282,7 +282,8 @@ def test_quantized_kv_cache_rolls_back_exactly():
 
 
 def test_the_architecture_table_is_rendered_from_these_fixtures():
-    """docs/architectures.md is what `python scripts/arch_table.py` writes today."""
+    """docs/architectures.md and the README's family table are what
+    `python scripts/arch_table.py` writes today."""
     import importlib.util
     from pathlib import Path
 
@@ -291,6 +292,8 @@ def test_the_architecture_table_is_rendered_from_these_fixtures():
     table = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(table)
     assert (root / "docs" / "architectures.md").read_text() == table.render()
+    readme = (root / "README.md").read_text()
+    assert table.render_readme(readme) == readme
 
 
 @pytest.mark.parametrize("name", NAMES)
