@@ -2,6 +2,7 @@
 
     python -m bench.heads --base models/storylm-5m --head models/storylm-5m-mtp
     python -m bench.heads --base models/storylm-5m --head models/storylm-5m-mtp --save   # bench.json + the card
+    python -m bench.heads --head models/storylm-5m-mtp --render   # only re-render the card from bench.json
 
 Plain greedy against self-speculation at each depth on held-out prompts, with
 the acceptance at each draft position; every output is checked equal to plain
@@ -119,6 +120,8 @@ def parser():
     p.add_argument("--repeats", type=positive, default=3)
     p.add_argument("--depths", default="1,2,3")
     p.add_argument("--save", action="store_true", help="write bench.json into the head folder and re-render its card")
+    p.add_argument("--render", action="store_true",
+                   help="run nothing: re-render the card's measured section from the head folder's committed bench.json")
     return p
 
 
@@ -134,7 +137,14 @@ def _main(args, argv) -> int:
 
     from mlx_specdec.console import print_summary
     from mlx_specdec.models.folders import check_writable
-    from mlx_specdec.models.head_store import load_base_and_head, save_bench
+    from mlx_specdec.models.folders import write_text_atomic
+    from mlx_specdec.models.head_store import CARD, load_base_and_head, render_measured, save_bench
+
+    if args.render:
+        card = Path(args.head) / CARD
+        write_text_atomic(card, render_measured(args.head))
+        print(f"re-rendered {card} from {Path(args.head) / 'bench.json'}")
+        return 0
 
     try:
         depths = tuple(int(d) for d in args.depths.split(","))

@@ -136,6 +136,20 @@ def headlines(result: dict) -> list[str]:
     return lines
 
 
+def block_markers(name: str) -> tuple[str, str]:
+    """The HTML comments around a README block that a renderer owns."""
+    return f"<!-- {name}:start -->", f"<!-- {name}:end -->"
+
+
+def replace_block(text: str, name: str, body: str) -> str:
+    """`text` with what stands between `name`'s markers replaced by `body` (the markers are kept)."""
+    start, end = block_markers(name)
+    if text.count(start) != 1 or text.count(end) != 1 or text.index(start) > text.index(end):
+        raise ValueError(f"expected one {start} ... {end} pair in the text")
+    i, j = text.index(start) + len(start), text.index(end)
+    return text[:i] + "\n" + (body.strip("\n") + "\n" if body.strip() else "") + text[j:]
+
+
 def cost_lines(result: dict) -> list[str]:
     c = result["cost_model"]
     lines = [

@@ -36,6 +36,7 @@ from mlx_specdec.loading import load_pair
 from mlx_specdec.state import CacheSequence
 
 from mlx_specdec.data.prompts import load_prompts
+from .report import replace_block
 from .run import machine_name, quantiles
 from .systems import synchronised
 
@@ -160,7 +161,7 @@ def render(result: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
-README_START, README_END = "<!-- rollback-table:start -->", "<!-- rollback-table:end -->"
+README_BLOCK = "rollback-table"  # README.md's marked block (bench.report.replace_block)
 
 
 def readme_block(result: dict, source: str) -> str:
@@ -174,8 +175,7 @@ def readme_block(result: dict, source: str) -> str:
             best[key] = r
     modes = sorted({r["mode"] for r in result["rows"]}, key=lambda m: m != "greedy")
     ks = sorted({r["k"] for r in costs["rows"]})
-    lines = [README_START,
-             f"{h['target']} (target) with {h['drafter']} drafting, {h['date']}, {h['machine']}; "
+    lines = [f"{h['target']} (target) with {h['drafter']} drafting, {h['date']}, {h['machine']}; "
              f"plain one-token target step {costs['target_step_ms']:.2f} ms. From [`{source}`]({source}).",
              "",
              "| rollback | " + " | ".join(f"cost per round, k={k}" for k in ks) + " | "
@@ -190,16 +190,13 @@ def readme_block(result: dict, source: str) -> str:
             b = best[(name, m)]
             cells.append(f"{b['speedup']['median']:.2f}x ({b['k']})")
         lines.append(f"| {name} | " + " | ".join(cells) + " |")
-    lines.append(README_END)
     return "\n".join(lines)
 
 
 def render_readme(readme: Path, results: Path) -> str:
     """README text with its rollback block re-rendered from `results` (a .json)."""
-    text = readme.read_text()
-    start, end = text.index(README_START), text.index(README_END) + len(README_END)
     source = results.resolve().relative_to(readme.resolve().parent).as_posix()
-    return text[:start] + readme_block(json.loads(results.read_text()), source) + text[end:]
+    return replace_block(readme.read_text(), README_BLOCK, readme_block(json.loads(results.read_text()), source))
 
 
 def main(argv=None) -> int:

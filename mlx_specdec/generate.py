@@ -16,6 +16,7 @@ if __name__ == "__main__":  # `python -m mlx_specdec.generate` is the command li
 
     run_module("generate")
 
+import inspect
 import random
 from dataclasses import dataclass, field
 from typing import Iterable, Iterator
@@ -171,10 +172,8 @@ def speculative_stream(
     max_new_tokens: int,
     *,
     k: int = 4,
-    eos_id: int | Iterable[int] | None = None,
-    temperature: float = 0.0,
-    top_k: int | None = None,
-    top_p: float | None = None,
+    eos_id: int | Iterable[int] | None = None,  # one id or a set of them
+    temperature: float = 0.0, top_k: int | None = None, top_p: float | None = None,  # the SamplingPolicy
     min_p: float | None = None,
     seed: int | None = None,
     strategy="cache",
@@ -250,23 +249,12 @@ def speculative_stream(
             return
 
 
-def speculative_generate(
-    target,
-    drafter,
-    prompt_ids,
-    max_new_tokens: int,
-    *,
-    k: int = 4,
-    eos_id: int | Iterable[int] | None = None,
-    temperature: float = 0.0,
-    top_k: int | None = None,
-    top_p: float | None = None,
-    min_p: float | None = None,
-    seed: int | None = None,
-    strategy="cache",
-) -> tuple[list[int], SpecStats]:
+def speculative_generate(target, drafter, prompt_ids, max_new_tokens: int, **options) -> tuple[list[int], SpecStats]:
     """Generate with a drafter; returns ``(new_ids, stats)``.
 
+    Takes `speculative_stream`'s keywords but its instruments (`stats`,
+    `on_commit`): k=4, eos_id=None, temperature=0.0, top_k=None, top_p=None,
+    min_p=None, seed=None, strategy="cache"; `inspect.signature` and `help()` show them.
     `drafter` is a model (wrapped as a ModelDrafter) or a Drafter object.
     temperature 0 verifies greedily (output equals `greedy_generate` token for
     token); temperature > 0 uses speculative sampling (output distributed as
@@ -275,14 +263,21 @@ def speculative_generate(
     mlx-lm's KV cache for the target, the compiled step for a model drafter
     where it works), 'compiled', 'auto' or 'recompute' (the reference oracle).
     """
+    _GENERATE_SIGNATURE.bind(target, drafter, prompt_ids, max_new_tokens, **options)  # a wrong keyword: TypeError
     stats = SpecStats()
     new_ids: list[int] = []
-    for emission in speculative_stream(
-        target, drafter, prompt_ids, max_new_tokens, k=k, eos_id=eos_id, temperature=temperature,
-        top_k=top_k, top_p=top_p, min_p=min_p, seed=seed, strategy=strategy, stats=stats,
-    ):
+    for emission in speculative_stream(target, drafter, prompt_ids, max_new_tokens, stats=stats, **options):
         new_ids.extend(emission.ids)
     return new_ids, stats
+
+
+# One list of options, speculative_stream's: speculative_generate shows it without the instruments.
+_GENERATE_SIGNATURE = inspect.signature(speculative_stream)
+_GENERATE_SIGNATURE = _GENERATE_SIGNATURE.replace(
+    parameters=[p for name, p in _GENERATE_SIGNATURE.parameters.items() if name not in ("stats", "on_commit")],
+    return_annotation="tuple[list[int], SpecStats]",
+)
+speculative_generate.__signature__ = _GENERATE_SIGNATURE
 
 
 def plain_stream(
@@ -290,10 +285,8 @@ def plain_stream(
     prompt_ids,
     max_new_tokens: int,
     *,
-    eos_id: int | Iterable[int] | None = None,
-    temperature: float = 0.0,
-    top_k: int | None = None,
-    top_p: float | None = None,
+    eos_id: int | Iterable[int] | None = None,  # one id or a set of them
+    temperature: float = 0.0, top_k: int | None = None, top_p: float | None = None,  # the SamplingPolicy
     min_p: float | None = None,
     seed: int | None = None,
     strategy="cache",

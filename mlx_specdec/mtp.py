@@ -17,15 +17,8 @@ if __name__ == "__main__":  # `python -m mlx_specdec.mtp` is the command line in
 
 from .drafters import DEFAULT_DRAFT_DEPTH, MTPDrafter, acceptance_by_depth
 from .models.head_store import load_base_and_head, load_head, save_head
-from .models.mtp_head import (
-    MTPConfig,
-    MTPHead,
-    hidden_states,
-    mtp_loss,
-    mtp_propose,
-    mtp_rollout,
-    weights_fingerprint,
-)
+from .models.mtp_head import (MTPConfig, MTPHead, hidden_states, mtp_loss, mtp_propose, mtp_rollout,
+                               weights_fingerprint)
 from .training.mtp import MTPTrainConfig, make_train_step, train
 
 __all__ = ["DEFAULT_DRAFT_DEPTH", "MTPConfig", "MTPDrafter", "MTPHead", "MTPTrainConfig", "acceptance_by_depth",

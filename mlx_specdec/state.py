@@ -25,7 +25,7 @@ from typing import Callable, Protocol
 import mlx.core as mx
 from mlx_lm.models.cache import make_prompt_cache
 
-from . import caches
+from . import caches, replay
 from .errors import SpecDecError
 
 PREFILL_CHUNK = 2048  # tokens per prefill pass, as mlx-lm chunks (a sliding window sees chunk edges)
@@ -37,8 +37,11 @@ def _ids(tokens) -> mx.array:
 
 def _arg(model, name):
     """A model argument, also from a wrapper's nested ``text_config``."""
-    args = getattr(model, "args", None)
-    for source in (args, getattr(args, "text_config", None) if args is not None else None):
+    sources = []
+    for args in (getattr(model, "args", None), getattr(model, "config", None)):  # plamo, baichuan: .config
+        if args is not None:
+            sources += [args, args.get("text_config") if isinstance(args, dict) else getattr(args, "text_config", None)]
+    for source in sources:
         if isinstance(source, dict):
             value = source.get(name)
         else:
@@ -156,7 +159,7 @@ class CacheSequence(_SequenceBase):
         self.kv_bits, self.kv_group_size = kv_bits, kv_group_size
         self._sort_units()
         if self.stateful and rollback != "refeed":
-            caches.instrument(model)
+            replay.instrument(model)
         self._fed, self._fed_tokens = 0, []
         self._snaps, self._log = {}, {}
         self.rebuilds = self.fallbacks = 0
@@ -216,13 +219,13 @@ class CacheSequence(_SequenceBase):
         if self.rollback == "refeed":
             return self._logits(inputs, self.cache)
         watch = {id(m): u for u in self.stateful for m in (u, *caches.members(u))}
-        recorder = caches.Recorder(watch, self.rollback, n)
-        with caches.recording(recorder):
+        recorder = replay.Recorder(watch, self.rollback, n)
+        with replay.recording(recorder):
             logits = self._logits(inputs, self.cache)
         for u in self.stateful:
             log = self._log.setdefault(id(u), [])
             if self.rollback == "replay":
-                calls = recorder.calls.get(id(u), []) if recorder.complete(u) else [caches.OPAQUE]
+                calls = recorder.calls.get(id(u), []) if recorder.complete(u) else [replay.OPAQUE]
                 log.append((recorder.checkpoints.get(id(u)), n, calls))
             else:
                 log.extend(recorder.states.get(id(u), []))
@@ -242,7 +245,7 @@ class CacheSequence(_SequenceBase):
         stale_ids = {id(u) for u in stale}
         mode = self.rollback
         if stale and mode != "refeed":
-            if any(caches.logged_positions(self._log.get(id(u), [])) != self._fed for u in stale):
+            if any(replay.logged_positions(self._log.get(id(u), [])) != self._fed for u in stale):
                 mode = "refeed"  # an owner's call was not seen: rebuild through the whole model
                 self.fallbacks += 1
         if stale and mode == "refeed":
@@ -262,7 +265,7 @@ class CacheSequence(_SequenceBase):
         for u in stale:
             entries = self._log[id(u)]
             if mode == "replay":
-                caches.replay(u, entries, n_valid)
+                replay.replay(u, entries, n_valid)
             else:  # positions: the unit's state after every position was kept
                 caches.restore(u, entries[n_valid - 1] if n_valid else self._snaps[id(u)])
         self.rebuilds += bool(stale)

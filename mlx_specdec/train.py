@@ -17,16 +17,8 @@ if __name__ == "__main__":  # `python -m mlx_specdec.train` is the command line 
 from .training.checkpoints import CHECKPOINT_META, load_checkpoint, read_checkpoint_meta, save_checkpoint
 from .training.data import batch_rows, pack
 from .training.loop import Progress, check_hyperparameters, machine, make_optimizer
-from .training.storylm import (
-    PRESET_DEFAULTS,
-    TrainConfig,
-    build_preset,
-    evaluate,
-    evaluate_models,
-    greedy_sample,
-    train,
-    train_ladder,
-)
+from .training.storylm import (PRESET_DEFAULTS, TrainConfig, build_preset, evaluate, evaluate_models, greedy_sample,
+                               train, train_ladder)
 
 __all__ = ["CHECKPOINT_META", "PRESET_DEFAULTS", "Progress", "TrainConfig", "batch_rows", "build_preset",
            "check_hyperparameters", "evaluate", "evaluate_models", "greedy_sample", "load_checkpoint", "machine",

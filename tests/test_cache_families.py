@@ -26,7 +26,8 @@ from mlx_specdec import greedy_generate, speculative_generate
 from mlx_specdec.caches import ROLLBACKS, SlidingKVCache, members
 from mlx_specdec.errors import SpecDecError
 from mlx_specdec.generate import speculative_stream
-from mlx_specdec.state import make_sequence, model_context_window, model_name, quantized_kv_strategy
+from mlx_specdec.state import (make_sequence, model_context_window, model_name, model_vocab_size,
+                               quantized_kv_strategy)
 from tests import archs
 
 PROMPT = [5, 17, 33, 2, 9, 100, 41, 7, 8, 12, 200, 3]
@@ -293,7 +294,8 @@ def test_quantized_kv_cache_rolls_back_exactly():
 
 
 def test_the_architecture_table_is_rendered_from_these_fixtures():
-    """docs/architectures.md is what `python scripts/arch_table.py` writes today."""
+    """docs/architectures.md and the README's family table are what
+    `python scripts/arch_table.py` writes today."""
     import importlib.util
     from pathlib import Path
 
@@ -302,3 +304,15 @@ def test_the_architecture_table_is_rendered_from_these_fixtures():
     table = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(table)
     assert (root / "docs" / "architectures.md").read_text() == table.render()
+    readme = (root / "README.md").read_text()
+    assert table.render_readme(readme) == readme
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_vocabulary_and_name_are_read_through_wrappers(pairs, name):
+    """Wrapper models (gemma3, lfm2-vl, mistral3, ... with a nested text_config) get the
+    same vocabulary check and the same architecture name in messages as plain ones."""
+    target, _, _ = pairs(name)
+    logits = target(mx.array([PROMPT]))
+    assert model_vocab_size(target) == logits.shape[-1]
+    assert model_name(target) == archs.ARCHS[name]["model_type"]

@@ -114,16 +114,26 @@ def render_head_card(name: str, config: dict, card: dict, folder: Path | None = 
     if folder is not None and (folder / BENCH).is_file():
         bench = json.loads((folder / BENCH).read_text())
     if bench:
-        lines += render_bench(bench)
+        lines += render_bench(bench, name, config['base'])
     return "\n".join(lines)
 
 
-def render_bench(bench: dict) -> list[str]:
-    lines = ["## Self-speculation (measured)", "",
-             (f"{bench['prompts']} held-out prompts ({bench['prompt_tokens']} tokens of bundled valid stories), "
-              f"{bench['max_tokens']} new tokens each, greedy; tokens/s are medians of {bench['repeats']} "
-              f"synchronised repeats, summed over prompts. Machine: {bench['machine']}."), "",
-             "| mode | tokens/target pass | acceptance | accept@1 | accept@2 | accept@3 | tokens/s | speedup | equal to greedy |",
+def bench_depths(bench: dict) -> list[int]:
+    """The draft depths a head's bench.json measured ("MTP depth d" rows)."""
+    return [int(r["mode"].rsplit(" ", 1)[1]) for r in bench["rows"] if r["mode"].startswith("MTP depth ")]
+
+
+def bench_command(bench: dict, head: str, base: str) -> str:
+    """The command that measures `bench`'s settings again (`python -m bench.heads`, from a source checkout)."""
+    depths = ",".join(str(d) for d in bench_depths(bench))
+    return (f"python -m bench.heads --base models/{base} --head models/{head} --prompts {bench['prompts']} "
+            f"--prompt-tokens {bench['prompt_tokens']} --max-tokens {bench['max_tokens']} "
+            f"--repeats {bench['repeats']} --depths {depths} --save")
+
+
+def bench_table(bench: dict) -> list[str]:
+    """A head's self-speculation table, one row per mode of its bench.json."""
+    lines = ["| mode | tokens/target pass | acceptance | accept@1 | accept@2 | accept@3 | tokens/s | speedup | equal to greedy |",
              "|---|---|---|---|---|---|---|---|---|"]
     for row in bench["rows"]:
         acc = {a["depth"]: a["rate"] for a in row.get("by_depth", [])}
@@ -133,6 +143,19 @@ def render_bench(bench: dict) -> list[str]:
             f"| {row['mode']} | {row['tokens_per_pass']:.2f} | {overall} | {' | '.join(cells)} | "
             f"{row['tokens_per_s']:.1f} | {row['speedup']:.2f}x | {'yes' if row['identical'] else 'NO'} |"
         )
-    lines += ["", "accept@i: fraction of rounds proposing a draft at position i in which it was accepted.", "",
-              "Reproduce:", "", "```", bench["command"], "```", ""]
     return lines
+
+
+def bench_settings(bench: dict) -> str:
+    return (f"{bench['prompts']} held-out prompts ({bench['prompt_tokens']} tokens of bundled valid stories), "
+            f"{bench['max_tokens']} new tokens each, greedy; tokens/s are medians of {bench['repeats']} "
+            f"synchronised repeats, summed over prompts")
+
+
+def render_bench(bench: dict, head: str, base: str) -> list[str]:
+    """The measured section of a head's card, from its bench.json."""
+    return ["## Self-speculation (measured)", "",
+            f"{bench_settings(bench)}. Machine: {bench['machine']}.", "",
+            *bench_table(bench),
+            "", "accept@i: fraction of rounds proposing a draft at position i in which it was accepted.", "",
+            f"Rendered from `{BENCH}`. Reproduce:", "", "```", bench_command(bench, head, base), "```", ""]

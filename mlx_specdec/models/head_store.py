@@ -120,12 +120,21 @@ def load_base_and_head(base_path, head_path):
     return base, tok, load_head(head_path, base, tok)
 
 
+def render_measured(folder, card_text: str | None = None) -> str:
+    """The head's card with its measured section re-rendered from the folder's bench.json (nothing is run)."""
+    folder = Path(folder)
+    card_path = folder / CARD
+    if card_text is None:
+        card_text = card_path.read_text() if card_path.is_file() else ""
+    config = _read_head_config(folder)
+    bench = read_json(folder / BENCH)
+    cut = card_text.find(MEASURED)
+    head = card_text[:cut] if cut >= 0 else card_text.rstrip("\n") + "\n\n"
+    return head + "\n".join(render_bench(bench, folder.name, config["base"]))
+
+
 def save_bench(folder, result: dict) -> None:
     """Write a head's bench.json and re-render the measured section of its card from it."""
     folder = Path(folder)
     write_text_atomic(folder / BENCH, json.dumps(result, indent=2) + "\n")
-    card_path = folder / CARD
-    text = card_path.read_text() if card_path.is_file() else ""
-    cut = text.find(MEASURED)
-    text = (text[:cut] if cut >= 0 else text.rstrip("\n") + "\n\n") + "\n".join(render_bench(result))
-    write_text_atomic(card_path, text)
+    write_text_atomic(folder / CARD, render_measured(folder))
