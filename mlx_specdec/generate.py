@@ -18,11 +18,13 @@ if __name__ == "__main__":  # `python -m mlx_specdec.generate` is the command li
 
 import inspect
 import random
+import time
 from dataclasses import dataclass, field
 from typing import Iterable, Iterator
 
 import mlx.core as mx
 
+from .adaptive import AdaptiveK
 from .drafters import as_drafter
 from .errors import IncompatibleModelsError, SpecDecError
 from .sampling import SamplingPolicy
@@ -120,8 +122,8 @@ def _check_request(model, prompt_ids, max_new_tokens, k=1, eos_id=None) -> list[
     from ._platform import warn_slow_blas_once
 
     warn_slow_blas_once()  # a library user who imported mlx.core first gets the slow BLAS: say so once
-    if isinstance(k, bool) or not isinstance(k, int) or k < 1:
-        raise SpecDecError(f"k (draft tokens per round) must be an integer >= 1, got {k!r}")
+    if k != "auto" and (isinstance(k, bool) or not isinstance(k, int) or k < 1):
+        raise SpecDecError(f"k (draft tokens per round) must be an integer >= 1 or 'auto', got {k!r}")
     if isinstance(max_new_tokens, bool) or not isinstance(max_new_tokens, int) or max_new_tokens < 0:
         raise SpecDecError(f"max_new_tokens must be an integer >= 0, got {max_new_tokens!r}")
     prompt = _prompt_list(prompt_ids)
@@ -171,7 +173,7 @@ def speculative_stream(
     prompt_ids,
     max_new_tokens: int,
     *,
-    k: int = 4,
+    k: int | str = 4,  # or "auto": each round picks its own (mlx_specdec.adaptive)
     eos_id: int | Iterable[int] | None = None,  # one id or a set of them
     temperature: float = 0.0, top_k: int | None = None, top_p: float | None = None,  # the SamplingPolicy
     min_p: float | None = None,
@@ -206,10 +208,12 @@ def speculative_stream(
 
     target_seq.prefill(prompt)
     drafter.prefill(prompt)
+    adaptive = AdaptiveK() if k == "auto" else None
     produced = 0
     while produced < max_new_tokens:
+        started = time.perf_counter()
         # Never draft past the cap: a round emits at most k_round + 1 tokens.
-        k_round = min(k, max_new_tokens - produced - 1)
+        k_round = min(adaptive.choose() if adaptive else k, max_new_tokens - produced - 1)
         draft_key = verify_key = None
         if key is not None:
             key, draft_key, verify_key = mx.random.split(key, 3)
@@ -244,6 +248,8 @@ def speculative_stream(
         stats.generated += len(ids)
         stats.accepted_per_round.append(accepted)
         produced += len(ids)
+        if adaptive is not None:  # the round's wall time, up to the hand-over to the caller
+            adaptive.update(k_round, accepted, time.perf_counter() - started)
         yield Emission(ids, kinds)
         if ids[-1] in eos:
             return

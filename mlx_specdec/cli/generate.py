@@ -10,6 +10,8 @@ The drafter is a model sharing the target's tokenizer, an MTP head folder
 
 from __future__ import annotations
 
+import argparse
+
 import sys
 import time
 
@@ -34,7 +36,9 @@ def _parser():
         "or 'prompt-lookup' (default: storylm-1m with the default target)",
     )
     p.add_argument("--no-draft", action="store_true", help="plain decoding of the target, no speculation")
-    p.add_argument("-k", "--num-draft-tokens", type=int, default=4, help="draft tokens per round (default 4)")
+    p.add_argument("-k", "--num-draft-tokens", type=_draft_tokens, default=4,
+                   help="draft tokens per round (default 4), or 'auto': each round picks k from the running "
+                        "acceptance and the measured round times")
     p.add_argument("--prompt", "-p", default="Once upon a time", help="prompt text ('-' reads it from stdin)")
     p.add_argument("--system-prompt", default=None, help="system message for the chat template")
     p.add_argument("--ignore-chat-template", action="store_true",
@@ -159,13 +163,22 @@ def _load_drafter(name: str, target, tokenizer, target_name: str):
     return drafter
 
 
+def _draft_tokens(text: str):
+    if text == "auto":
+        return text
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer or 'auto', got {text!r}") from None
+
+
 def _run(args) -> int:
     from ..console import LEGEND, TokenStream, print_summary
     from ..loading import DEFAULT_DRAFTER, DEFAULT_TARGET, load
 
     policy = SamplingPolicy(args.temp, args.top_k, args.top_p, args.min_p or None)  # validate before loading anything
     k = args.num_draft_tokens
-    if k < 1:
+    if k != "auto" and k < 1:
         raise SpecDecError(f"--num-draft-tokens must be >= 1, got {k}")
     if args.max_tokens < 0:
         raise SpecDecError(f"--max-tokens must be >= 0, got {args.max_tokens}")

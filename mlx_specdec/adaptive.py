@@ -1,0 +1,105 @@
+"""Adaptive draft length: each round picks k (0 included) to maximise tokens per second.
+
+``speculative_stream(..., k="auto")`` asks an ``AdaptiveK`` for every round's
+draft length. It keeps two running estimates, both decayed so they follow the
+text as it changes:
+
+* the per-draft acceptance rate alpha, from each round's verdict (``accepted``
+  successes, plus one failure when a draft was rejected): a round of k drafts
+  then emits E(k) = 1 + alpha + ... + alpha^k tokens on average;
+* the wall time of a round as a function of k, measured by the loop itself
+  around its one sync point, so it holds every cost the round has (drafter
+  steps, the verification pass, the verdict, the commit, host Python), not
+  just those a cost model names: a least-squares line T(k) = a + b k fitted
+  to the rounds seen, and T(0) measured on rounds without drafts.
+
+The choice is argmax_k E(k) / T(k) over 0..k_max. k = 0 is a plain step of
+the target. To keep every estimate fed, a round now and then tries a
+neighbour of the current best (fixed schedule, no randomness: the choice
+depends only on past rounds, so speculative sampling stays exact).
+
+The rule, in words: draft more while the next draft is likely enough to be
+accepted to pay for its own cost; stop drafting when acceptance collapses.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass
+class AdaptiveK:
+    k_max: int = 8
+    k_start: int = 4
+    decay: float = 0.9  # weight kept by the past each round (an effective memory of ~10 rounds)
+    explore_every: int = 8  # every n-th round tries a neighbour of the best k
+    alpha_prior: float = 0.6
+    prior_weight: float = 2.0
+    _succ: float = field(default=0.0, init=False)
+    _fail: float = field(default=0.0, init=False)
+    _fit: list = field(default_factory=lambda: [0.0] * 5, init=False)  # sums: w, wk, wk^2, wT, wkT
+    _t0: float | None = field(default=None, init=False)
+    _round: int = field(default=0, init=False)
+    _last: int = field(default=0, init=False)
+    history: list = field(default_factory=list, init=False, repr=False)  # k chosen per round
+
+    def __post_init__(self):
+        if self.k_max < 1 or not 0 <= self.k_start <= self.k_max:
+            raise ValueError(f"need 1 <= k_max and 0 <= k_start <= k_max, got {self.k_max}, {self.k_start}")
+
+    @property
+    def alpha(self) -> float:
+        s = self._succ + self.alpha_prior * self.prior_weight
+        return s / (self._succ + self._fail + self.prior_weight)
+
+    def expected_tokens(self, k: int) -> float:
+        a = min(self.alpha, 0.999999)
+        return (1 - a ** (k + 1)) / (1 - a)
+
+    def round_time(self, k: int) -> float | None:
+        """The fitted seconds of a round of k drafts; None until there is data."""
+        w, wk, wk2, wt, wkt = self._fit
+        if k == 0 and self._t0 is not None:
+            return self._t0
+        if w <= 0:
+            return None
+        det = w * wk2 - wk * wk
+        if det <= 1e-12 * w * w:  # one k seen so far: a flat line through it
+            return wt / w if k > 0 else None
+        b = (w * wkt - wk * wt) / det
+        a = (wt - b * wk) / w
+        t = a + max(b, 0.0) * k
+        if k == 0:
+            return a  # no plain round seen yet: a round without drafter steps
+        return t
+
+    def best(self) -> int:
+        times = [self.round_time(k) for k in range(self.k_max + 1)]
+        if any(t is None or t <= 0 for t in times[1:]):
+            return self.k_start
+        scores = [(self.expected_tokens(k) / t if t and t > 0 else 0.0) for k, t in enumerate(times)]
+        return max(range(self.k_max + 1), key=lambda k: scores[k])
+
+    def choose(self) -> int:
+        self._round += 1
+        if self._round <= 2:  # two different k first, so the line has a slope
+            k = self.k_start if self._round == 1 else max(1, self.k_start // 2)
+        else:
+            k = self.best()
+            if self._round % self.explore_every == 0:
+                k = k + 1 if k < self.k_max and (self._round // self.explore_every) % 2 else max(k - 1, 0)
+        self._last = k
+        self.history.append(k)
+        return k
+
+    def update(self, drafted: int, accepted: int, seconds: float) -> None:
+        """Feed back one round: how many drafts it had, how many were accepted, its wall time."""
+        d = self.decay
+        self._succ = d * self._succ + accepted
+        self._fail = d * self._fail + (1 if accepted < drafted else 0)
+        if drafted == 0:
+            self._t0 = seconds if self._t0 is None else d * self._t0 + (1 - d) * seconds
+            return
+        s = self._fit
+        for i, v in enumerate((1.0, drafted, drafted * drafted, seconds, drafted * seconds)):
+            s[i] = d * s[i] + v

@@ -1,0 +1,91 @@
+"""Adaptive draft length (k="auto"): the rule picks what maximises tokens per second,
+and the loop stays exact whatever it picks."""
+
+import pytest
+
+from mlx_specdec import greedy_generate, speculative_generate
+from mlx_specdec.adaptive import AdaptiveK
+from mlx_specdec.errors import SpecDecError
+from tests.mocks import TableLM
+
+
+def feed(ctrl: AdaptiveK, rounds: int, accept_rate: float, t0: float, per_draft: float, base: float):
+    """Simulate rounds: acceptance per draft exactly `accept_rate` on average (deterministic
+    pattern), a round of k drafts costs base + k * per_draft seconds, a plain round t0."""
+    credit = 0.0
+    for _ in range(rounds):
+        k = ctrl.choose()
+        accepted = 0
+        for _ in range(k):
+            credit += accept_rate
+            if credit >= 1.0:
+                credit -= 1.0
+                accepted += 1
+            else:
+                break
+        ctrl.update(k, accepted, t0 if k == 0 else base + k * per_draft)
+    return ctrl
+
+
+def test_high_acceptance_and_cheap_drafts_push_k_to_the_top():
+    ctrl = feed(AdaptiveK(k_max=8), 80, accept_rate=0.97, t0=4e-3, per_draft=0.2e-3, base=5e-3)
+    assert ctrl.best() == 8
+    assert ctrl.alpha > 0.85
+
+
+def test_hopeless_drafts_fall_back_to_plain_steps():
+    ctrl = feed(AdaptiveK(k_max=8), 80, accept_rate=0.05, t0=4e-3, per_draft=2e-3, base=5e-3)
+    assert ctrl.best() == 0
+    assert ctrl.history[-20:].count(0) >= 15  # mostly plain rounds, a probe now and then
+
+
+def test_the_choice_maximises_expected_tokens_per_second_on_the_fitted_costs():
+    ctrl = feed(AdaptiveK(k_max=8), 60, accept_rate=0.7, t0=4e-3, per_draft=1.5e-3, base=5e-3)
+    scores = {k: ctrl.expected_tokens(k) / ctrl.round_time(k) for k in range(9)}
+    assert ctrl.best() == max(scores, key=scores.get)
+    # The line fitted to the observed rounds recovers the simulated costs.
+    assert ctrl.round_time(4) == pytest.approx(5e-3 + 4 * 1.5e-3, rel=1e-6)
+
+
+def test_bad_settings_are_refused():
+    with pytest.raises(ValueError):
+        AdaptiveK(k_max=0)
+    with pytest.raises(SpecDecError, match="'auto'"):
+        speculative_generate(TableLM(8), TableLM(8, seed=1), [1, 2], 5, k="fast")
+
+
+@pytest.mark.parametrize("strategy", ["cache", "recompute"])
+def test_auto_k_greedy_equals_the_target_greedy(strategy):
+    target, drafter = TableLM(8, seed=3, sharpness=3.0), TableLM(8, seed=4, sharpness=3.0)
+    out, stats = speculative_generate(target, drafter, [1, 2], 60, k="auto", strategy=strategy)
+    assert out == greedy_generate(target, [1, 2], 60)
+    assert stats.generated == 60
+
+
+def test_auto_k_on_a_hybrid_target_is_exact():
+    from tests import archs
+
+    target = archs.build("qwen3_next")
+    drafter = archs.drafter_of(target)
+    prompt = [5, 17, 33, 2, 9, 100, 41, 7, 8, 12, 200, 3]
+    out, _ = speculative_generate(target, drafter, prompt, 36, k="auto")
+    assert out == archs.oracle_greedy(target, prompt, 36)
+
+
+@pytest.mark.slow
+def test_auto_k_sampling_keeps_the_target_distribution():
+    """k chosen from past rounds only (never from this round's draws): the joint
+    distribution of 3 sampled tokens is still the target's (chi-square, 0.001 level)."""
+    from tests.test_distribution import PROMPT, V, chi_square_test, softmax, target_joint
+
+    target = TableLM(V, seed=3, sharpness=1.0)
+    joint = target_joint(target, PROMPT, 3, softmax)
+    samples, drafted = [], 0
+    for seed in range(2000):
+        drafter = TableLM(V, seed=11, sharpness=4.0)
+        out, stats = speculative_generate(target, drafter, PROMPT, 3, k="auto", temperature=1.0, seed=seed)
+        samples.append(out)
+        drafted += stats.drafted
+    stat, critical = chi_square_test(samples, joint)
+    assert stat < critical
+    assert drafted > 0
