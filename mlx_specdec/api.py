@@ -30,6 +30,7 @@ import mlx.core as mx
 from .errors import SpecDecError
 from .generate import SpecStats, encode_prompt, plain_stream, speculative_stream
 from .sampling import SamplingPolicy
+from .state import DEFAULT_QUANTIZED_KV_START
 
 
 @dataclass
@@ -143,7 +144,7 @@ def stream_generate(
     seed: int | None = None,
     kv_bits: int | None = None,
     kv_group_size: int = 64,
-    quantized_kv_start: int = 0,
+    quantized_kv_start: int = DEFAULT_QUANTIZED_KV_START,
     max_kv_size: int | None = None,
     extra_eos_token_ids=(),
     strategy: str = "cache",
@@ -160,10 +161,6 @@ def stream_generate(
         raise SpecDecError(
             "max_kv_size is not supported: mlx-lm's bounded cache (RotatingKVCache with keep=4) has no exact rollback here"
         )
-    if kv_bits is not None and quantized_kv_start != 0:
-        raise SpecDecError(
-            f"quantized_kv_start must be 0 with kv_bits (the cache is quantized after the prompt), got {quantized_kv_start}"
-        )
     policy = _policy(sampler, temp, top_p, top_k, min_p)
     ids = prompt_ids(tokenizer, prompt)
     eos = eos_ids(tokenizer) | {int(i) for i in extra_eos_token_ids}
@@ -171,7 +168,7 @@ def stream_generate(
     if kv_bits is not None:
         from .state import quantized_kv_strategy
 
-        state = quantized_kv_strategy(strategy, kv_bits, kv_group_size)
+        state = quantized_kv_strategy(strategy, kv_bits, kv_group_size, quantized_kv_start)
     sampling = dict(temperature=policy.temperature, top_k=policy.top_k, top_p=policy.top_p, min_p=policy.min_p,
                     seed=seed)
 

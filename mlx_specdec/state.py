@@ -23,11 +23,13 @@ from __future__ import annotations
 from typing import Callable, Protocol
 
 import mlx.core as mx
+from mlx_lm.models import cache as mlc
 from mlx_lm.models.cache import make_prompt_cache
 
 from . import caches, replay
 from .errors import SpecDecError
 
+DEFAULT_QUANTIZED_KV_START = 5000  # mlx-lm's: --kv-bits quantizes once the cache holds this many rows
 PREFILL_CHUNK = 2048  # tokens per prefill pass, as mlx-lm chunks (a sliding window sees chunk edges)
 
 
@@ -148,7 +150,7 @@ class CacheSequence(_SequenceBase):
     """
 
     def __init__(self, model, rollback: str = caches.DEFAULT_ROLLBACK, *, kv_bits: int | None = None,
-                 kv_group_size: int = 64):
+                 kv_group_size: int = 64, quantized_kv_start: int = 0):
         super().__init__(model)
         if rollback not in caches.ROLLBACKS:
             raise SpecDecError(f"unknown rollback {rollback!r}; expected one of {list(caches.ROLLBACKS)}")
@@ -156,7 +158,10 @@ class CacheSequence(_SequenceBase):
             raise SpecDecError(f"kv_bits must be one of 2, 3, 4, 5, 6, 8 or None, got {kv_bits!r}")
         self.cache = caches.adapt_cache(make_prompt_cache(model), model_name(model))
         self.rollback = rollback
-        self.kv_bits, self.kv_group_size = kv_bits, kv_group_size
+        if isinstance(quantized_kv_start, bool) or not isinstance(quantized_kv_start, int) or quantized_kv_start < 0:
+            raise SpecDecError(f"quantized_kv_start must be an integer >= 0, got {quantized_kv_start!r}")
+        self.kv_bits, self.kv_group_size, self.quantized_kv_start = kv_bits, kv_group_size, quantized_kv_start
+        self._quantize_at = None  # the committed length at which the KV cache turns quantized, once known
         self._sort_units()
         if self.stateful and rollback != "refeed":
             replay.instrument(model)
@@ -171,11 +176,19 @@ class CacheSequence(_SequenceBase):
 
     def _quantize_kv(self) -> None:
         """With kv_bits, turn every KVCache into a QuantizedKVCache as mlx-lm's
-        ``maybe_quantize_kv_cache`` does after the prompt's prefill (with
-        quantized_kv_start=0); every later row is stored quantized, and the
-        QuantizedKVCache rolls back by a trim like the KVCache it replaces."""
+        ``maybe_quantize_kv_cache`` does; every later row is stored quantized,
+        and the QuantizedKVCache rolls back by a trim like the KVCache it replaces.
+
+        mlx-lm converts after the first model call that leaves ``quantized_kv_start``
+        or more rows: after a prefill chunk, or else after decoding position
+        P - 1 with P = max(quantized_kv_start, prompt length). Positions from P
+        on see quantized keys, those before it did not. A verification block
+        must not straddle P, so ``block_limit`` caps it there, and the commit
+        that lands on P converts.
+        """
         if self.kv_bits is None:
             return
+        self._quantize_at = None
         from mlx_lm.models.cache import KVCache
 
         for e, c in enumerate(self.cache):
@@ -198,10 +211,11 @@ class CacheSequence(_SequenceBase):
                 rows.append(self.model.model(chunk[None], cache=self.cache)[0])
             else:
                 self.model(chunk[None], cache=self.cache)
-            self._quantize_kv()  # as mlx-lm, after each prefill call
+            if self.kv_bits is not None and start + chunk.shape[0] >= self.quantized_kv_start:
+                self._quantize_kv()  # as mlx-lm, after the prefill call that reaches the start
             mx.eval(caches.cache_arrays(self.cache), rows)
-        if ids.shape[0] == 1:
-            self._quantize_kv()
+        if self.kv_bits is not None and not self._quantized():
+            self._quantize_at = max(self.quantized_kv_start, ids.shape[0])
         caches.set_prefilling(self.cache, False)
         caches.settle(self.cache)
         self.hidden = mx.concatenate(rows) if rows else None
@@ -231,10 +245,20 @@ class CacheSequence(_SequenceBase):
                 log.extend(recorder.states.get(id(u), []))
         return logits
 
+    def _quantized(self) -> bool:
+        return any(isinstance(c, mlc.QuantizedKVCache) for c in self.cache)
+
+    def block_limit(self) -> int | None:
+        """Most tokens the next pass may feed (None: no limit): a block never
+        straddles the position where the KV cache turns quantized."""
+        return None if self._quantize_at is None else self._quantize_at - self.committed - self._fed
+
     def commit(self, n_valid: int, pending: mx.array) -> None:
         if n_valid < self._fed:
             self._roll_back(n_valid)
         self.committed += n_valid
+        if self._quantize_at is not None and self.committed >= self._quantize_at:
+            self._quantize_kv()
         self._fed, self._fed_tokens, self._snaps, self._log = 0, [], {}, {}
         caches.settle(self.cache)
         self.pending = pending
@@ -479,10 +503,12 @@ def make_sequence(model, strategy="cache") -> Sequence:
         raise SpecDecError(f"unknown state strategy {strategy!r}; expected one of {sorted(STRATEGIES)}") from None
 
 
-def quantized_kv_strategy(strategy: str = "cache", kv_bits: int = 8, kv_group_size: int = 64):
+def quantized_kv_strategy(strategy: str = "cache", kv_bits: int = 8, kv_group_size: int = 64,
+                          quantized_kv_start: int = 0):
     """A strategy factory: `strategy` ('cache' or a rollback name) with its KVCaches
-    quantized after the prefill, as mlx-lm's ``generate_step(kv_bits=...)`` does."""
+    quantized as mlx-lm's ``generate_step(kv_bits=..., quantized_kv_start=...)`` does."""
     rollback = caches.DEFAULT_ROLLBACK if strategy == "cache" else strategy
     if rollback not in caches.ROLLBACKS:
         raise SpecDecError(f"kv_bits needs the cache strategy or one of {list(caches.ROLLBACKS)}, got {strategy!r}")
-    return lambda model: CacheSequence(model, rollback, kv_bits=kv_bits, kv_group_size=kv_group_size)
+    return lambda model: CacheSequence(model, rollback, kv_bits=kv_bits, kv_group_size=kv_group_size,
+                                       quantized_kv_start=quantized_kv_start)

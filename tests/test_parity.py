@@ -176,8 +176,27 @@ def test_stream_generate_kv_bits_equals_mlx_lm_quantized_cache_greedy(loaded):
     theirs = _mlx_lm_stream(target, tok, TEXT, 40, kv_bits=8, kv_group_size=32, quantized_kv_start=0)
     for draft in (None, drafter, target):
         ours = list(stream_generate(target, tok, TEXT, max_tokens=40, draft_model=draft, num_draft_tokens=4,
-                                    kv_bits=8, kv_group_size=32))
+                                    kv_bits=8, kv_group_size=32, quantized_kv_start=0))
         assert [r.token for r in ours] == [r.token for r in theirs]
+
+
+@pytest.mark.parametrize("start", [0, 15, 20, 5000])
+def test_kv_bits_turns_quantized_where_mlx_lm_does(loaded, start):
+    """mlx-lm quantizes once the cache holds quantized_kv_start rows (its default 5000):
+    positions before that see full-precision keys, later ones quantized keys. A block
+    never straddles that position, so every k gives mlx-lm's tokens."""
+    target, drafter, tok = loaded
+    # 2 bits: coarse enough that where the cache turns quantized changes mlx-lm's tokens.
+    theirs = [r.token for r in _mlx_lm_stream(target, tok, TEXT, 40, kv_bits=2, kv_group_size=32,
+                                               quantized_kv_start=start)]
+    # The target drafting for itself is always accepted, so its blocks would straddle
+    # the start (a test of that fails without the engine's block limit).
+    for draft in (drafter, target):
+        for k in (1, 4, 8):
+            ours = [r.token for r in stream_generate(target, tok, TEXT, max_tokens=40, draft_model=draft,
+                                                     num_draft_tokens=k, kv_bits=2, kv_group_size=32,
+                                                     quantized_kv_start=start)]
+            assert ours == theirs, (start, k)
 
 
 def test_cli_kv_bits_equals_mlx_lm_quantized_cache_greedy(folders, loaded):
@@ -186,7 +205,7 @@ def test_cli_kv_bits_equals_mlx_lm_quantized_cache_greedy(folders, loaded):
                                                quantized_kv_start=0)]
     code, out, err = cli("--model", str(folders[0]), "--draft-model", str(folders[1]), "--prompt", TEXT,
                          "--ignore-chat-template", "--max-tokens", "30", "--json", "--kv-bits", "4",
-                         "--kv-group-size", "32")
+                         "--kv-group-size", "32", "--quantized-kv-start", "0")
     assert code == 0, err
     assert json.loads(out)["ids"] == theirs
 

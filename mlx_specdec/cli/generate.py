@@ -20,6 +20,7 @@ import mlx.core as mx
 from ..errors import SpecDecError
 from ..generate import SpecStats, encode_prompt, plain_stream, speculative_stream
 from ..sampling import SamplingPolicy
+from ..state import DEFAULT_QUANTIZED_KV_START
 from .common import Parser, json_record, number, run_main
 
 
@@ -54,8 +55,10 @@ def _parser():
     p.add_argument("--min-p", type=number(float, low=0, high=1), default=0.0,
                    help="keep tokens at least min-p times as likely as the top token (mlx-lm's rule; default 0: off)")
     p.add_argument("--kv-bits", type=int, default=None, choices=[2, 3, 4, 5, 6, 8],
-                   help="quantize the target's KV cache to this many bits after the prompt (mlx-lm's "
-                        "--kv-bits with --quantized-kv-start 0); rolls back exactly")
+                   help="quantize the target's KV cache to this many bits once it holds --quantized-kv-start "
+                        "rows, as mlx-lm does; rolls back exactly")
+    p.add_argument("--quantized-kv-start", type=number(int, low=0), default=DEFAULT_QUANTIZED_KV_START,
+                   help=f"rows after which --kv-bits quantizes the cache (default {DEFAULT_QUANTIZED_KV_START}, mlx-lm's)")
     p.add_argument("--kv-group-size", type=int, default=64, choices=[32, 64, 128],
                    help="group size of the KV-cache quantization (default 64)")
     p.add_argument("--max-kv-size", type=int, default=None,
@@ -193,7 +196,7 @@ def _run(args) -> int:
     if args.kv_bits is not None:
         from ..state import quantized_kv_strategy
 
-        strategy = quantized_kv_strategy(args.strategy, args.kv_bits, args.kv_group_size)
+        strategy = quantized_kv_strategy(args.strategy, args.kv_bits, args.kv_group_size, args.quantized_kv_start)
     target_name = args.model or DEFAULT_TARGET
     draft_name = None
     if not args.no_draft:
