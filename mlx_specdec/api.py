@@ -157,18 +157,15 @@ def stream_generate(
     """
     if unused:
         raise SpecDecError(f"stream_generate does not take {', '.join(sorted(unused))}")
-    if max_kv_size is not None:
-        raise SpecDecError(
-            "max_kv_size is not supported: mlx-lm's bounded cache (RotatingKVCache with keep=4) has no exact rollback here"
-        )
     policy = _policy(sampler, temp, top_p, top_k, min_p)
     ids = prompt_ids(tokenizer, prompt)
     eos = eos_ids(tokenizer) | {int(i) for i in extra_eos_token_ids}
     state = strategy
-    if kv_bits is not None:
-        from .state import quantized_kv_strategy
+    if kv_bits is not None or max_kv_size is not None:
+        from .state import cache_strategy
 
-        state = quantized_kv_strategy(strategy, kv_bits, kv_group_size, quantized_kv_start)
+        state = cache_strategy(strategy, kv_bits=kv_bits, kv_group_size=kv_group_size,
+                               quantized_kv_start=quantized_kv_start, max_kv_size=max_kv_size)
     sampling = dict(temperature=policy.temperature, top_k=policy.top_k, top_p=policy.top_p, min_p=policy.min_p,
                     seed=seed)
 

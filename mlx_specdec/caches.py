@@ -60,25 +60,36 @@ DEFAULT_ROLLBACK = "replay"  # measured fastest here: see bench/ and the README'
 class SlidingKVCache(mlc._BaseCache):
     """A sliding-window KV cache whose rollback is a pointer move.
 
-    mlx-lm's ``RotatingKVCache`` writes into a ring of exactly ``window`` rows,
-    so a rejected draft has already overwritten the oldest row a rollback
-    would need. This cache appends to a linear buffer instead, masks every
-    query to its last ``window`` keys, and drops rows that no future query can
-    see only in ``settle()`` (called after a commit), in whole ``step`` blocks.
-    It holds at most window + step + one block of rows.
+    mlx-lm's ``RotatingKVCache`` writes into a ring of exactly ``window`` rows
+    (the first ``keep`` of them sink rows that never rotate out, as
+    ``max_kv_size`` makes), so a rejected draft has already overwritten the
+    oldest row a rollback would need. This cache appends to a linear buffer
+    instead (the sink rows first), masks every query to the keys mlx-lm's ring
+    would show it, and drops rows no future query can see only in ``settle()``
+    (called after a commit), in whole ``step`` blocks. It holds at most
+    window + step + one block of rows.
     """
 
     step = 256
 
-    def __init__(self, window: int):
-        self.window = int(window)
+    def __init__(self, window: int, keep: int = 0):
+        self.window, self.keep = int(window), int(keep)
         self.keys = self.values = None
-        self.start = 0  # absolute position of buffer row 0
+        self.start = self.keep  # first position after the sinks still in the buffer
         self.offset = 0  # absolute position of the next row
         self.prefilling = False  # set by the sequence around prompt prefill
 
+    def positions(self, upto: int) -> mx.array:
+        """The absolute positions of the buffer's rows once it holds `upto` tokens."""
+        sinks = min(self.keep, upto)
+        return mx.concatenate([mx.arange(sinks), mx.arange(max(self.start, sinks), upto)])
+
+    def _used(self, upto=None) -> int:
+        upto = self.offset if upto is None else upto
+        return min(self.keep, upto) + max(0, upto - max(self.start, self.keep))
+
     def update_and_fetch(self, keys, values):
-        used, n = self.offset - self.start, keys.shape[2]
+        used, n = self._used(), keys.shape[2]
         if self.keys is None or used + n > self.keys.shape[2]:
             capacity = -(-(used + n) // self.step) * self.step
             new_k = mx.zeros((*keys.shape[:2], capacity, keys.shape[3]), keys.dtype)
@@ -95,47 +106,63 @@ class SlidingKVCache(mlc._BaseCache):
     def make_mask(self, N: int, window_size=None, return_array: bool = False):
         """Which buffered keys each of the next N queries sees, as mlx-lm's ring does.
 
-        A ring of ``window`` rows lets a decoding query see at most ``window``
-        keys even where the model's mask would allow more (plamo3 masks
-        window + 1); a prefill call sees its own rows plus the ring's
-        ``window - 1`` older ones, each query limited by the mask's window.
-        Both rules depend only on positions, never on how a round was split,
-        so rollback cannot change what a query sees.
+        Decoding (one token a call in mlx-lm) a query sees the sinks and the
+        last ``window - keep`` positions, and never more than the ring holds even
+        where the model's mask would allow more (plamo3 masks window + 1). A
+        prefill call sees what mlx-lm's concatenating path keeps: the sinks,
+        ``window - 1 - keep`` older rows and its own, each query limited by the
+        mask's window counted in rows. Both rules depend only on positions, never
+        on how a round was split, so rollback cannot change what a query sees.
         """
-        ring, window = self.window, window_size or self.window
-        used = self.offset - self.start
-        query = self.offset + mx.arange(N)[:, None]
+        ring, window, keep, o = self.window, window_size or self.window, self.keep, self.offset
+        first_kept = max(self.start, keep)  # oldest non-sink position in the buffer (or the call)
         if self.prefilling:
-            last_floor = max(self.offset + N - window, self.offset - ring + 1)
+            if keep == 0:
+                last_floor = max(o + N - window, o - ring + 1)
+            else:
+                last_floor = o + N  # sinks and rows-counted windows: always spelt out
         else:
-            last_floor = self.offset + N - min(window, ring)
-        if self.start >= last_floor and not return_array:  # every buffered key is visible
-            return None if N == 1 else "causal"
-        if self.prefilling:
-            floor = mx.maximum(query - window + 1, self.offset - ring + 1)
-        else:
-            floor = query - min(window, ring) + 1
-        key = self.start + mx.arange(used + N)[None]
-        return (key <= query) & (key >= floor)
+            last_floor = o + N - min(window, ring - keep)
+        all_visible = first_kept >= last_floor or o + N <= keep
+        if all_visible and not (keep and self.prefilling) and not return_array:
+            return None if N == 1 else "causal"  # every buffered key is visible
+        key = self.positions(o + N)[None]
+        query = o + mx.arange(N)[:, None]
+        if not self.prefilling:
+            floor = query - min(window, ring - keep) + 1
+            return (key <= query) & ((key >= floor) | (key < keep))
+        if keep == 0:
+            floor = mx.maximum(query - window + 1, o - ring + 1)
+            return (key <= query) & (key >= floor)
+        # mlx-lm's concatenating path: the rows it keeps before this call, then the
+        # window counted in rows of that array (sinks count as rows).
+        prior = mx.arange(o) if o <= ring - 1 else mx.concatenate([mx.arange(keep), mx.arange(o - (ring - 1 - keep), o)])
+        rows = mx.concatenate([prior, o + mx.arange(N)])
+        lowest = rows[mx.maximum(prior.shape[0] + mx.arange(N) - window + 1, 0)][:, None]
+        held = (key >= o) | (key < keep) | (key >= o - (ring - 1 - keep)) if o > ring - 1 else (key >= 0)
+        return (key <= query) & (key >= lowest) & held
 
     def keys_and_values(self):
-        used = self.offset - self.start
+        used = self._used()
         return self.keys[..., :used, :], self.values[..., :used, :]
 
     def settle(self) -> None:
         """Forget rows no future query can attend to (amortised: whole steps)."""
-        stale = self.offset - self.window + 1 - self.start
+        stale = self.offset - (self.window - self.keep) + 1 - max(self.start, self.keep)
         if stale >= self.step and self.keys is not None:
-            used = self.offset - self.start
-            self.keys = self.keys[..., stale:used, :]
-            self.values = self.values[..., stale:used, :]
-            self.start += stale
+            sinks, used = min(self.keep, self.offset), self._used()
+            parts = [self.keys[..., :sinks, :]] if sinks else []
+            self.keys = mx.concatenate([*parts, self.keys[..., sinks + stale : used, :]], axis=2)
+            parts = [self.values[..., :sinks, :]] if sinks else []
+            self.values = mx.concatenate([*parts, self.values[..., sinks + stale : used, :]], axis=2)
+            self.start = max(self.start, self.keep) + stale
 
     def is_trimmable(self) -> bool:
         return True
 
     def trim(self, n: int) -> int:
-        n = min(n, self.offset - self.start)
+        lowest = self.start if self.start > self.keep else 0  # rows before start were dropped
+        n = min(n, self.offset - lowest)
         self.offset -= n
         return n
 
@@ -164,8 +191,8 @@ STATEFUL_BY_NAME = {"LayerCache"}  # mlx-lm caches without trim that a snapshot 
 
 def _adapt_member(c, where: str):
     """The cache object the engine will use in place of mlx-lm's `c`."""
-    if isinstance(c, mlc.RotatingKVCache) and c.keep == 0 and c.offset == 0:
-        return SlidingKVCache(c.max_size)
+    if isinstance(c, mlc.RotatingKVCache) and c.offset == 0:
+        return SlidingKVCache(c.max_size, c.keep)
     if isinstance(c, mlc.CacheList):
         c.caches = tuple(_adapt_member(m, where) for m in c.caches)
         return c

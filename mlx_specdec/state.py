@@ -150,13 +150,17 @@ class CacheSequence(_SequenceBase):
     """
 
     def __init__(self, model, rollback: str = caches.DEFAULT_ROLLBACK, *, kv_bits: int | None = None,
-                 kv_group_size: int = 64, quantized_kv_start: int = 0):
+                 kv_group_size: int = 64, quantized_kv_start: int = 0, max_kv_size: int | None = None):
         super().__init__(model)
         if rollback not in caches.ROLLBACKS:
             raise SpecDecError(f"unknown rollback {rollback!r}; expected one of {list(caches.ROLLBACKS)}")
         if kv_bits is not None and kv_bits not in (2, 3, 4, 5, 6, 8):
             raise SpecDecError(f"kv_bits must be one of 2, 3, 4, 5, 6, 8 or None, got {kv_bits!r}")
-        self.cache = caches.adapt_cache(make_prompt_cache(model), model_name(model))
+        if max_kv_size is not None and (isinstance(max_kv_size, bool) or not isinstance(max_kv_size, int)
+                                        or max_kv_size < 5):
+            raise SpecDecError(f"max_kv_size must be an integer >= 5 (4 rows are kept sinks), got {max_kv_size!r}")
+        # mlx-lm bounds only models without their own make_cache (4 sink rows + a ring).
+        self.cache = caches.adapt_cache(make_prompt_cache(model, max_kv_size), model_name(model))
         self.rollback = rollback
         if isinstance(quantized_kv_start, bool) or not isinstance(quantized_kv_start, int) or quantized_kv_start < 0:
             raise SpecDecError(f"quantized_kv_start must be an integer >= 0, got {quantized_kv_start!r}")
@@ -503,12 +507,22 @@ def make_sequence(model, strategy="cache") -> Sequence:
         raise SpecDecError(f"unknown state strategy {strategy!r}; expected one of {sorted(STRATEGIES)}") from None
 
 
-def quantized_kv_strategy(strategy: str = "cache", kv_bits: int = 8, kv_group_size: int = 64,
-                          quantized_kv_start: int = 0):
-    """A strategy factory: `strategy` ('cache' or a rollback name) with its KVCaches
-    quantized as mlx-lm's ``generate_step(kv_bits=..., quantized_kv_start=...)`` does."""
+def cache_strategy(strategy: str = "cache", *, kv_bits: int | None = None, kv_group_size: int = 64,
+                   quantized_kv_start: int = 0, max_kv_size: int | None = None):
+    """A strategy factory: `strategy` ('cache' or a rollback name) with mlx-lm's cache
+    options: ``kv_bits`` quantizes the KV cache as ``generate_step(kv_bits=...,
+    quantized_kv_start=...)`` does, ``max_kv_size`` bounds it as
+    ``make_prompt_cache(model, max_kv_size)`` does; both roll back exactly."""
     rollback = caches.DEFAULT_ROLLBACK if strategy == "cache" else strategy
     if rollback not in caches.ROLLBACKS:
-        raise SpecDecError(f"kv_bits needs the cache strategy or one of {list(caches.ROLLBACKS)}, got {strategy!r}")
+        raise SpecDecError(f"cache options need the cache strategy or one of {list(caches.ROLLBACKS)}, "
+                           f"got {strategy!r}")
     return lambda model: CacheSequence(model, rollback, kv_bits=kv_bits, kv_group_size=kv_group_size,
-                                       quantized_kv_start=quantized_kv_start)
+                                       quantized_kv_start=quantized_kv_start, max_kv_size=max_kv_size)
+
+
+def quantized_kv_strategy(strategy: str = "cache", kv_bits: int = 8, kv_group_size: int = 64,
+                          quantized_kv_start: int = 0):
+    """`cache_strategy` with a quantized KV cache."""
+    return cache_strategy(strategy, kv_bits=kv_bits, kv_group_size=kv_group_size,
+                          quantized_kv_start=quantized_kv_start)

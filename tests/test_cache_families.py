@@ -316,3 +316,42 @@ def test_vocabulary_and_name_are_read_through_wrappers(pairs, name):
     logits = target(mx.array([PROMPT]))
     assert model_vocab_size(target) == logits.shape[-1]
     assert model_name(target) == archs.ARCHS[name]["model_type"]
+
+
+def _qwen3(seed: int):
+    """qwen3 has no make_cache of its own, so mlx-lm's max_kv_size bounds it."""
+    cfg = dict(model_type="qwen3", hidden_size=64, num_hidden_layers=2, intermediate_size=128,
+               num_attention_heads=4, num_key_value_heads=2, head_dim=16, vocab_size=256, rms_norm_eps=1e-6,
+               rope_theta=10000.0, tie_word_embeddings=False, max_position_embeddings=4096)
+    return _built("qwen3", cfg, seed, like="llama_sliding")
+
+
+@pytest.mark.parametrize("prompt_len, bound", [(5, 10), (30, 6), (30, 16)])
+def test_max_kv_size_bounded_cache_equals_mlx_lm(prompt_len, bound):
+    """mlx-lm's --max-kv-size: 4 sink rows plus a ring (RotatingKVCache keep=4). Its
+    prefill and its one-token steps show a query different keys; the engine's
+    SlidingKVCache shows each query what mlx-lm would, so every rollback and k
+    gives mlx-lm's bounded-cache greedy, prompts shorter and longer than the bound."""
+    from mlx_specdec.state import cache_strategy
+
+    target, drafter = _qwen3(0), archs.build("mamba2", seed=3)
+    prompt = [(7 * i + 3) % 250 + 1 for i in range(prompt_len)]
+    oracle = archs.oracle_greedy(target, prompt, NEW, max_kv_size=bound)
+    assert oracle != archs.oracle_greedy(target, prompt, NEW)  # the bound changes the text
+    assert greedy_generate(target, prompt, NEW, strategy=cache_strategy(max_kv_size=bound)) == oracle
+    for rollback in ROLLBACKS:
+        for k in (1, 4, 8):
+            out, _ = speculative_generate(target, drafter, prompt, NEW, k=k,
+                                          strategy=cache_strategy(rollback, max_kv_size=bound))
+            assert out == oracle, (rollback, k)
+
+
+@pytest.mark.parametrize("name", ["gemma3_text", "plamo3", "gpt_oss", "recurrent_gemma"])
+def test_sliding_windows_stay_exact_when_old_rows_are_dropped_often(pairs, name, monkeypatch):
+    """SlidingKVCache drops rows no query can see in whole steps (256 rows); with a
+    4-row step the drop runs every few tokens, between and inside rounds' reach."""
+    monkeypatch.setattr(SlidingKVCache, "step", 4)
+    target, drafter, oracle = pairs(name)
+    for k in (1, 4, 8):
+        out, _ = speculative_generate(target, drafter, PROMPT, NEW, k=k, strategy=strategy(name))
+        assert out == oracle, k

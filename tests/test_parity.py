@@ -94,7 +94,7 @@ def test_prompt_dash_reads_stdin_and_json_keeps_prompt_tokens(folders, loaded):
     ("--chat-template-config", "{bad", "--chat-template-config is not valid JSON"),
     ("--chat-template-config", "[1]", "--chat-template-config must be a JSON object"),
     ("--extra-eos-token", "<not-a-token>", "is not a token of this tokenizer"),
-    ("--max-kv-size", "64", "--max-kv-size is not supported"),
+    ("--max-kv-size", "4", "--max-kv-size: expected an integer >= 5"),
 ])
 def test_bad_parity_flags_get_one_line_and_exit_2(folders, flag, value, message):
     code, out, err = cli("--model", str(folders[0]), "--no-draft", "--max-tokens", "2", flag, value)
@@ -216,8 +216,8 @@ def test_stream_generate_refuses_what_it_cannot_do_exactly(loaded):
     target, drafter, tok = loaded
     with pytest.raises(SpecDecError, match="sampler function"):
         list(stream_generate(target, tok, TEXT, max_tokens=4, draft_model=drafter, sampler=make_sampler(0.7)))
-    with pytest.raises(SpecDecError, match="max_kv_size"):
-        list(stream_generate(target, tok, TEXT, max_tokens=4, max_kv_size=64))
+    with pytest.raises(SpecDecError, match="max_kv_size must be an integer >= 5"):
+        list(stream_generate(target, tok, TEXT, max_tokens=4, max_kv_size=3))
     with pytest.raises(SpecDecError, match="does not take"):
         list(stream_generate(target, tok, TEXT, max_tokens=4, adapter_path="x"))
 

@@ -469,7 +469,7 @@ def _sweep_cases() -> list[list[str]]:
         "--min-p": ["nan", "-0.1", "1.5", "x"],
         "--kv-bits": ["7", "x"],
         "--kv-group-size": ["48"],
-        "--max-kv-size": ["64"],
+        "--max-kv-size": ["4", "0", "x"],
         "--chat-template-config": ["{bad", "[1]"],
         "--extra-eos-token": ["<not-a-piece>"],
     }.items():

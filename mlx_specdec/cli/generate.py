@@ -61,8 +61,9 @@ def _parser():
                    help=f"rows after which --kv-bits quantizes the cache (default {DEFAULT_QUANTIZED_KV_START}, mlx-lm's)")
     p.add_argument("--kv-group-size", type=int, default=64, choices=[32, 64, 128],
                    help="group size of the KV-cache quantization (default 64)")
-    p.add_argument("--max-kv-size", type=int, default=None,
-                   help="not supported: refused (a bounded cache has no exact rollback here)")
+    p.add_argument("--max-kv-size", type=number(int, low=5), default=None,
+                   help="bound the target's KV cache as mlx-lm does (4 sink rows + a ring; models with their own "
+                        "cache layout ignore it); rolls back exactly")
     p.add_argument("--verbose", type=_str2bool, default=True,
                    help="'False' or 'F' prints only the response text (mlx-lm's flag; default True)")
     p.add_argument("--seed", type=int, default=None, help="random seed for sampling (any integer)")
@@ -187,16 +188,12 @@ def _run(args) -> int:
         raise SpecDecError(f"--max-tokens must be >= 0, got {args.max_tokens}")
     if not args.prompt:
         raise SpecDecError("--prompt is empty")
-    if args.max_kv_size is not None:
-        raise SpecDecError(
-            "--max-kv-size is not supported: mlx-lm's bounded cache (a RotatingKVCache keeping 4 rows) has no exact "
-            "rollback here; leave it out (the cache grows with the text)"
-        )
     strategy = args.strategy
-    if args.kv_bits is not None:
-        from ..state import quantized_kv_strategy
+    if args.kv_bits is not None or args.max_kv_size is not None:
+        from ..state import cache_strategy
 
-        strategy = quantized_kv_strategy(args.strategy, args.kv_bits, args.kv_group_size, args.quantized_kv_start)
+        strategy = cache_strategy(args.strategy, kv_bits=args.kv_bits, kv_group_size=args.kv_group_size,
+                                  quantized_kv_start=args.quantized_kv_start, max_kv_size=args.max_kv_size)
     target_name = args.model or DEFAULT_TARGET
     draft_name = None
     if not args.no_draft:
