@@ -60,6 +60,7 @@ def pairs():
     return get
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", NAMES)
 def test_plain_decoding_equals_mlx_lm(pairs, name):
     target, _, oracle = pairs(name)
@@ -195,6 +196,7 @@ MIXED = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("target_name, drafter_name", MIXED)
 def test_mixed_pairs_equal_the_target_greedy(pairs, target_name, drafter_name):
     if target_name == "llama":
@@ -277,6 +279,7 @@ def test_sampled_loop_keeps_a_hybrid_targets_distribution():
     assert 0 < accepted < drafted
 
 
+@pytest.mark.slow
 def test_quantized_kv_cache_rolls_back_exactly():
     """QuantizedKVCache (what mlx-lm's --kv-bits makes): greedy equals mlx-lm's
     greedy over the same quantized cache, for every rollback and k."""
@@ -308,6 +311,7 @@ def test_the_architecture_table_is_rendered_from_these_fixtures():
     assert table.render_readme(readme) == readme
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", NAMES)
 def test_vocabulary_and_name_are_read_through_wrappers(pairs, name):
     """Wrapper models (gemma3, lfm2-vl, mistral3, ... with a nested text_config) get the
@@ -326,6 +330,7 @@ def _qwen3(seed: int):
     return _built("qwen3", cfg, seed, like="llama_sliding")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("prompt_len, bound", [(5, 10), (30, 6), (30, 16)])
 def test_max_kv_size_bounded_cache_equals_mlx_lm(prompt_len, bound):
     """mlx-lm's --max-kv-size: 4 sink rows plus a ring (RotatingKVCache keep=4). Its
@@ -346,6 +351,7 @@ def test_max_kv_size_bounded_cache_equals_mlx_lm(prompt_len, bound):
             assert out == oracle, (rollback, k)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["gemma3_text", "plamo3", "gpt_oss", "recurrent_gemma"])
 def test_sliding_windows_stay_exact_when_old_rows_are_dropped_often(pairs, name, monkeypatch):
     """SlidingKVCache drops rows no query can see in whole steps (256 rows); with a
