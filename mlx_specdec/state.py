@@ -27,6 +27,7 @@ from mlx_lm.models import cache as mlc
 from mlx_lm.models.cache import make_prompt_cache
 
 from . import caches, replay
+from .model_info import model_context_window, model_name, model_vocab_size, output_projection  # noqa: F401
 from .errors import SpecDecError
 
 DEFAULT_QUANTIZED_KV_START = 5000  # mlx-lm's: --kv-bits quantizes once the cache holds this many rows
@@ -35,63 +36,6 @@ PREFILL_CHUNK = 2048  # tokens per prefill pass, as mlx-lm chunks (a sliding win
 
 def _ids(tokens) -> mx.array:
     return tokens if isinstance(tokens, mx.array) else mx.array(list(tokens), dtype=mx.int32)
-
-
-def _arg(model, name):
-    """A model argument, also from a wrapper's nested ``text_config``."""
-    sources = []
-    for args in (getattr(model, "args", None), getattr(model, "config", None)):  # plamo, baichuan: .config
-        if args is not None:
-            sources += [args, args.get("text_config") if isinstance(args, dict) else getattr(args, "text_config", None)]
-    for source in sources:
-        if isinstance(source, dict):
-            value = source.get(name)
-        else:
-            value = getattr(source, name, None)
-        if value is not None:
-            return value
-    return None
-
-
-def model_name(model) -> str:
-    """The architecture a user recognises (mlx-lm's classes are all called Model)."""
-    name = getattr(model, "model_type", None) or _arg(model, "model_type")
-    if not isinstance(name, str):
-        module = type(model).__module__
-        name = module.rsplit(".", 1)[-1] if module.startswith("mlx_lm.") else type(model).__name__
-    return name
-
-
-def model_vocab_size(model) -> int | None:
-    size = _arg(model, "vocab_size")
-    return int(size) if size is not None else None
-
-
-def output_projection(model):
-    """The map from trunk hidden states to logits (untied head or tied embedding)."""
-    head = getattr(model, "lm_head", None)
-    if head is not None:
-        return head
-    return model.model.embed_tokens.as_linear
-
-
-def model_context_window(model) -> int | None:
-    """Positions the model was built for; None when nothing bounds it.
-
-    A model made only of recurrent layers (every cache an ArraysCache) has no
-    positional limit, whatever a config default says (mamba2's 2056).
-    """
-    try:
-        leaves = [type(m).__name__ for c in make_prompt_cache(model) for m in caches.members(c)]
-    except Exception:  # noqa: BLE001 - a model whose cache cannot be built here has a window if it says so
-        leaves = []
-    if leaves and all(name == "ArraysCache" for name in leaves):
-        return None
-    for name in ("max_seq_len", "max_position_embeddings", "n_positions", "n_ctx"):
-        value = _arg(model, name)
-        if value:
-            return int(value)
-    return None
 
 
 class Sequence(Protocol):
