@@ -89,3 +89,17 @@ def test_auto_k_sampling_keeps_the_target_distribution():
     stat, critical = chi_square_test(samples, joint)
     assert stat < critical
     assert drafted > 0
+
+
+@pytest.mark.slow
+def test_adaptive_bench_writes_paired_rows_for_every_drafter_and_k(tmp_path):
+    import json
+
+    from bench.adaptive import main
+
+    assert main(["--prompts", "1", "--repeats", "1", "--max-tokens", "12", "--ks", "2,auto",
+                 "--drafters", "storylm-1m,prompt-lookup", "--out", str(tmp_path)]) == 0
+    (result,) = tmp_path.glob("*-adaptive-storylm-5m.json")
+    rows = json.loads(result.read_text())["rows"]
+    assert {(r["drafter"], r["k"]) for r in rows} == {(d, k) for d in ("storylm-1m", "prompt-lookup") for k in (2, "auto")}
+    assert all(r["speedup"]["median"] > 0 and r["tokens_per_pass"] >= 1 for r in rows)

@@ -1,0 +1,131 @@
+"""Adaptive draft length (k="auto") against every fixed k, per drafter, paired with plain decoding.
+
+    python -m bench.adaptive --target storylm-5m --drafters storylm-1m,storylm-5m-mtp,prompt-lookup
+
+For each prompt and repeat, plain greedy decoding runs, then every drafter at
+every fixed k and at k="auto", seconds apart, in one interleaved pass; a row
+reports the median (and quartiles) of its tokens/s over the plain run of the
+same prompt. Greedy output is checked identical to plain on every run.
+Writes ``<out>/<date>-<machine>-adaptive-<target>.{json,md}``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import mlx_specdec  # noqa: F401  (binds OpenBLAS before mlx.core on Linux)
+
+from mlx_specdec.data.prompts import load_prompts
+from mlx_specdec.errors import SpecDecError
+from mlx_specdec.generate import SpecStats, encode_prompt, plain_stream, speculative_stream
+from mlx_specdec.loading import load
+
+from .run import machine_name, quantiles
+from .systems import synchronised
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _drafter(name: str, target, tok, models: Path):
+    """A fresh drafter for `name`: a store model, an MTP head folder or prompt-lookup."""
+    if name == "prompt-lookup":
+        from mlx_specdec.drafters import PromptLookupDrafter
+
+        return lambda: PromptLookupDrafter()
+    path = Path(name) if Path(name).exists() else models / name
+    if (path / "head.safetensors").is_file():
+        from mlx_specdec.drafters import MTPDrafter
+        from mlx_specdec.models.head_store import load_head
+
+        head = load_head(path, target, tok)
+        return lambda: MTPDrafter(head)
+    model, _ = load(str(path))
+    return lambda: model
+
+
+def measure(target, drafters: dict, prompts: list[list[int]], ks: list, max_tokens: int, repeats: int) -> list[dict]:
+    ratios = {(d, k): [] for d in drafters for k in ks}
+    stats = {(d, k): SpecStats() for d in drafters for k in ks}
+    for name, make in drafters.items():  # warm-up, untimed
+        for k in ks:
+            list(speculative_stream(target, make(), prompts[0], 16, k=k))
+    list(plain_stream(target, prompts[0], 16))
+    for _ in range(repeats):
+        for ids in prompts:
+            (ref, t_plain, _, _) = synchronised(lambda: list(plain_stream(target, ids, max_tokens)))
+            for name, make in drafters.items():
+                for k in ks:
+                    st = SpecStats()
+
+                    def go():
+                        return [t for e in speculative_stream(target, make(), ids, max_tokens, k=k, stats=st) for t in e.ids]
+
+                    out, t, _, _ = synchronised(go)
+                    if out != ref:
+                        raise SpecDecError(f"{name} k={k}: speculative output differs from plain greedy")
+                    ratios[(name, k)].append((len(out) / t) / (len(ref) / t_plain))
+                    agg = stats[(name, k)]
+                    for field in ("target_passes", "drafted", "accepted", "generated"):
+                        setattr(agg, field, getattr(agg, field) + getattr(st, field))
+    return [{"drafter": name, "k": k, "speedup": quantiles(ratios[(name, k)]),
+             "acceptance": stats[(name, k)].acceptance_rate, "tokens_per_pass": stats[(name, k)].tokens_per_pass}
+            for (name, k) in ratios]
+
+
+def render(result: dict) -> str:
+    h = result["header"]
+    lines = [f"# Adaptive k against fixed k on {h['target']}", "",
+             f"{h['date']}, {h['machine']}, git {h['commit']}; `{h['command']}`. Greedy; every output identical "
+             "to plain greedy. Speedup: tokens/s over plain decoding of the same prompt, median [q1, q3].", "",
+             "| drafter | k | speedup | acceptance | tokens/pass |", "|---|---|---|---|---|"]
+    for r in result["rows"]:
+        s = r["speedup"]
+        iqr = f" [{s['q1']:.2f}, {s['q3']:.2f}]" if "q1" in s else ""
+        lines.append(f"| {r['drafter']} | {r['k']} | {s['median']:.2f}x{iqr} | {r['acceptance']:.1%} | "
+                     f"{r['tokens_per_pass']:.2f} |")
+    return "\n".join(lines) + "\n"
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(prog="python -m bench.adaptive", description=__doc__.splitlines()[0])
+    p.add_argument("--target", default="storylm-5m")
+    p.add_argument("--drafters", default="storylm-1m,storylm-5m-mtp,prompt-lookup")
+    p.add_argument("--ks", default="1,2,4,8,auto")
+    p.add_argument("--max-tokens", type=int, default=96)
+    p.add_argument("--prompts", type=int, default=6)
+    p.add_argument("--repeats", type=int, default=2)
+    p.add_argument("--out", default=".", help="output folder (default: the working directory)")
+    args = p.parse_args(argv)
+    try:
+        ks = [k if k == "auto" else int(k) for k in args.ks.split(",")]
+        models = ROOT / "models"
+        target, tok = load(args.target if Path(args.target).exists() else str(models / args.target))
+        drafters = {name: _drafter(name, target, tok, models) for name in args.drafters.split(",")}
+        _, prompts = load_prompts(None, args.prompts)
+        ids = [encode_prompt(tok, q["text"]) for q in prompts]
+        rows = measure(target, drafters, ids, ks, args.max_tokens, args.repeats)
+    except (SpecDecError, ValueError) as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=ROOT).stdout.strip()
+    today = datetime.date.today().isoformat()
+    result = {"header": {"target": Path(args.target).name, "date": today, "machine": machine_name(),
+                         "commit": commit or None,
+                         "command": "python -m bench.adaptive " + " ".join(argv if argv is not None else sys.argv[1:])},
+              "rows": rows}
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    stem = out / f"{today}-{machine_name()}-adaptive-{Path(args.target).name}"
+    stem.with_suffix(".json").write_text(json.dumps(result, indent=1))
+    stem.with_suffix(".md").write_text(render(result))
+    print(render(result))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
