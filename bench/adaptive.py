@@ -12,9 +12,6 @@ Writes ``<out>/<date>-<machine>-adaptive-<target>.{json,md}``.
 from __future__ import annotations
 
 import argparse
-import datetime
-import json
-import subprocess
 import sys
 from pathlib import Path
 
@@ -25,7 +22,7 @@ from mlx_specdec.errors import SpecDecError
 from mlx_specdec.generate import SpecStats, encode_prompt, plain_stream, speculative_stream
 from mlx_specdec.loading import load
 
-from .run import machine_name, quantiles
+from .run import quantiles, save_results
 from .systems import synchronised
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -112,18 +109,8 @@ def main(argv=None) -> int:
     except (SpecDecError, ValueError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
-    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=ROOT).stdout.strip()
-    today = datetime.date.today().isoformat()
-    result = {"header": {"target": Path(args.target).name, "date": today, "machine": machine_name(),
-                         "commit": commit or None,
-                         "command": "python -m bench.adaptive " + " ".join(argv if argv is not None else sys.argv[1:])},
-              "rows": rows}
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
-    stem = out / f"{today}-{machine_name()}-adaptive-{Path(args.target).name}"
-    stem.with_suffix(".json").write_text(json.dumps(result, indent=1))
-    stem.with_suffix(".md").write_text(render(result))
-    print(render(result))
+    print(save_results(args.out, f"adaptive-{Path(args.target).name}", {"target": Path(args.target).name},
+                       {"rows": rows}, "bench.adaptive", argv, render))
     return 0
 
 

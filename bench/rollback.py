@@ -19,7 +19,6 @@ Writes ``<out>/<date>-<machine>-rollback-<target>.json`` and ``.md``.
 from __future__ import annotations
 
 import argparse
-import datetime
 import json
 import statistics
 import sys
@@ -37,7 +36,7 @@ from mlx_specdec.state import CacheSequence
 
 from mlx_specdec.data.prompts import load_prompts
 from .report import replace_block
-from .run import machine_name, quantiles
+from .run import quantiles, save_results
 from .systems import synchronised
 
 EMPTY = mx.array([], dtype=mx.int32)
@@ -233,18 +232,9 @@ def main(argv=None) -> int:
     except SpecDecError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
-    import subprocess
-
-    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
-    today = datetime.date.today().isoformat()
-    result = {"header": {"target": Path(args.target).name, "drafter": Path(args.drafter).name, "date": today,
-                         "machine": machine_name(), "commit": commit or None,
-                         "command": "python -m bench.rollback " + " ".join(argv if argv is not None else sys.argv[1:])},
-              "costs": costs, "rows": rows}
-    stem = out_dir / f"{today}-{machine_name()}-rollback-{Path(args.target).name}"
-    stem.with_suffix(".json").write_text(json.dumps(result, indent=1))
-    stem.with_suffix(".md").write_text(render(result))
-    print(render(result))
+    header = {"target": Path(args.target).name, "drafter": Path(args.drafter).name}
+    print(save_results(out_dir, f"rollback-{Path(args.target).name}", header, {"costs": costs, "rows": rows},
+                       "bench.rollback", argv, render))
     return 0
 
 

@@ -12,6 +12,7 @@ apart; the row reports the median and quartiles of those ratios.
 from __future__ import annotations
 
 import datetime
+import json
 import os
 import platform
 import resource
@@ -58,6 +59,27 @@ def default_target(models_dir: Path) -> str | None:
         if (models_dir / name / "model.safetensors").is_file():
             return name
     return None
+
+
+def save_results(out_dir, kind: str, header: dict, body: dict, module: str, argv, render) -> str:
+    """Write ``<out>/<date>-<machine>-<kind>.{json,md}`` for a focused bench module: a
+    header (date, machine, git commit, the command) over `body`; returns the markdown."""
+    import subprocess
+
+    root = Path(__file__).resolve().parents[1]
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
+                            cwd=root).stdout.strip()
+    today = datetime.date.today().isoformat()
+    command = f"python -m {module} " + " ".join(argv if argv is not None else sys.argv[1:])
+    result = {"header": {**header, "date": today, "machine": machine_name(), "commit": commit or None,
+                         "command": command}, **body}
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    stem = out / f"{today}-{machine_name()}-{kind}"
+    text = render(result)
+    stem.with_suffix(".json").write_text(json.dumps(result, indent=1))
+    stem.with_suffix(".md").write_text(text)
+    return text
 
 
 def quantiles(values: list[float]) -> dict:

@@ -195,3 +195,22 @@ def test_quick_bench_writes_results_and_every_greedy_row_is_identical(tmp_path, 
     except ImportError:
         return
     assert (tmp_path / "smoke-tokens-per-pass.png").is_file() and (tmp_path / "smoke-tokens-per-s.png").is_file()
+
+
+@pytest.mark.slow
+def test_rollback_bench_reports_every_strategy_on_the_hybrid_pair(tmp_path):
+    """python -m bench.rollback: a cost row per rollback and k, paired greedy and sampled
+    speedups, greedy output identical to plain (it raises otherwise)."""
+    import json
+
+    from bench.rollback import main
+    from mlx_specdec.caches import ROLLBACKS
+
+    assert main(["--target", "storylm-5m-hybrid", "--drafter", "storylm-1m", "--ks", "2", "--prompts", "1",
+                 "--repeats", "1", "--max-tokens", "12", "--cost-repeats", "2", "--out", str(tmp_path)]) == 0
+    (path,) = tmp_path.glob("*-rollback-storylm-5m-hybrid.json")
+    result = json.loads(path.read_text())
+    assert {(r["rollback"], r["k"]) for r in result["costs"]["rows"]} == {(rb, 2) for rb in ROLLBACKS}
+    assert {(r["rollback"], r["mode"]) for r in result["rows"]} == {(rb, m) for rb in ROLLBACKS
+                                                                   for m in ("greedy", "sampled T=1")}
+    assert result["costs"]["target_step_ms"] > 0
