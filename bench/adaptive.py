@@ -22,6 +22,7 @@ from mlx_specdec.errors import SpecDecError
 from mlx_specdec.generate import SpecStats, encode_prompt, plain_stream, speculative_stream
 from mlx_specdec.loading import load
 
+from .report import speedup_cell
 from .run import quantiles, save_results
 from .systems import synchronised
 
@@ -81,9 +82,7 @@ def render(result: dict) -> str:
              "to plain greedy. Speedup: tokens/s over plain decoding of the same prompt, median [q1, q3].", "",
              "| drafter | k | speedup | acceptance | tokens/pass |", "|---|---|---|---|---|"]
     for r in result["rows"]:
-        s = r["speedup"]
-        iqr = f" [{s['q1']:.2f}, {s['q3']:.2f}]" if "q1" in s else ""
-        lines.append(f"| {r['drafter']} | {r['k']} | {s['median']:.2f}x{iqr} | {r['acceptance']:.1%} | "
+        lines.append(f"| {r['drafter']} | {r['k']} | {speedup_cell(r['speedup'])} | {r['acceptance']:.1%} | "
                      f"{r['tokens_per_pass']:.2f} |")
     return "\n".join(lines) + "\n"
 

@@ -19,6 +19,11 @@ def spread(q: dict) -> tuple[float, float]:
     return (q["q1"], q["q3"]) if "q1" in q else (q["min"], q["max"])
 
 
+def speedup_cell(q: dict) -> str:
+    """A paired speedup as a table cell: the median, then the spread in brackets."""
+    return "{:.2f}x [{:.2f}, {:.2f}]".format(q["median"], *spread(q))
+
+
 def table_rows(result: dict) -> list[list[str]]:
     out = []
     for r in result["rows"]:

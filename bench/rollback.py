@@ -35,7 +35,7 @@ from mlx_specdec.loading import load_pair
 from mlx_specdec.state import CacheSequence
 
 from mlx_specdec.data.prompts import load_prompts
-from .report import replace_block
+from .report import replace_block, speedup_cell
 from .run import quantiles, save_results
 from .systems import synchronised
 
@@ -153,9 +153,7 @@ def render(result: dict) -> str:
     lines += ["", "## End to end: tokens/s over plain decoding (paired, median [q1, q3])", "",
               "| mode | k | rollback | speedup | acceptance | tokens/pass |", "|---|---|---|---|---|---|"]
     for r in result["rows"]:
-        s = r["speedup"]
-        iqr = f" [{s['q1']:.2f}, {s['q3']:.2f}]" if "q1" in s else ""
-        lines.append(f"| {r['mode']} | {r['k']} | {r['rollback']} | {s['median']:.2f}x{iqr} | "
+        lines.append(f"| {r['mode']} | {r['k']} | {r['rollback']} | {speedup_cell(r['speedup'])} | "
                      f"{r['acceptance']:.1%} | {r['tokens_per_pass']:.2f} |")
     return "\n".join(lines) + "\n"
 

@@ -214,7 +214,7 @@ def speculative_stream(
         started = time.perf_counter()
         # Never draft past the cap: a round emits at most k_round + 1 tokens.
         k_round = min(adaptive.choose() if adaptive else k, max_new_tokens - produced - 1)
-        limit = target_seq.block_limit() if hasattr(target_seq, "block_limit") else None
+        limit = target_seq.block_limit()
         if limit is not None:  # e.g. the KV cache turns quantized at a position a block must not straddle
             k_round = max(0, min(k_round, limit - target_seq.pending.shape[0]))
         draft_key = verify_key = None

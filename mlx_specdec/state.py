@@ -46,6 +46,7 @@ class Sequence(Protocol):
     def prefill(self, prompt_ids) -> None: ...
     def extend(self, tokens: mx.array) -> mx.array: ...
     def commit(self, n_valid: int, pending: mx.array) -> None: ...
+    def block_limit(self) -> int | None: ...  # tokens the next pass may feed; None: any
 
 
 class _SequenceBase:
@@ -72,6 +73,11 @@ class _SequenceBase:
 
     def forward(self, inputs: mx.array) -> mx.array:
         raise NotImplementedError
+
+    def block_limit(self) -> int | None:
+        """Most tokens the next pass may feed before a state change it must not straddle
+        (None: no limit)."""
+        return None
 
     def extend(self, tokens: mx.array) -> mx.array:
         """Feed pending + tokens; return their logits rows, one per fed token."""
@@ -121,6 +127,8 @@ class CacheSequence(_SequenceBase):
         units = list({id(c): c for c in self.cache}.values())  # a shared cache commits once
         self.stateful = [u for u in units if caches.is_stateful_unit(u)]
         self.plain = [u for u in units if not caches.is_stateful_unit(u)]
+        # What a Recorder watches for: each stateful unit and its member caches, by identity.
+        self._watch = {id(m): u for u in self.stateful for m in (u, *caches.members(u))}
 
     def _quantize_kv(self) -> None:
         """With kv_bits, turn every KVCache into a QuantizedKVCache as mlx-lm's
@@ -140,7 +148,7 @@ class CacheSequence(_SequenceBase):
         from mlx_lm.models.cache import KVCache
 
         for e, c in enumerate(self.cache):
-            if isinstance(c, caches.SlidingKVCache) or type(c).__name__ == "RotatingKVCache":
+            if isinstance(c, caches.SlidingKVCache):
                 raise SpecDecError(f"kv_bits: {model_name(self.model)} has sliding-window layers, which mlx-lm "
                                    "cannot quantize (RotatingKVCache); run it without --kv-bits")
             if isinstance(c, KVCache):
@@ -180,8 +188,7 @@ class CacheSequence(_SequenceBase):
         self._fed_tokens.append(inputs)
         if self.rollback == "refeed":
             return self._logits(inputs, self.cache)
-        watch = {id(m): u for u in self.stateful for m in (u, *caches.members(u))}
-        recorder = replay.Recorder(watch, self.rollback, n)
+        recorder = replay.Recorder(self._watch, self.rollback, n)
         with replay.recording(recorder):
             logits = self._logits(inputs, self.cache)
         for u in self.stateful:

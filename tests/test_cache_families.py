@@ -102,9 +102,10 @@ def _visible(m) -> list[mx.array]:
     """What a cache member holds that future tokens can see, in temporal order."""
     if isinstance(m, mlc.ArraysCache):
         return [a for a in m.cache if a is not None]
-    if isinstance(m, SlidingKVCache):
-        used, keep = m.offset - m.start, min(m.window - 1, m.offset)
-        return [m.keys[..., used - keep : used, :], m.values[..., used - keep : used, :]]
+    if isinstance(m, SlidingKVCache):  # keep=0 here: the buffer's last window - 1 rows
+        keys, values = m.keys_and_values()
+        keep = min(m.window - 1, m.offset)
+        return [keys[..., keys.shape[2] - keep :, :], values[..., values.shape[2] - keep :, :]]
     if isinstance(m, mlc.RotatingKVCache):
         keep = min(m.max_size - 1, m.offset)
         keys, values = m._temporal_order(m.keys), m._temporal_order(m.values)
