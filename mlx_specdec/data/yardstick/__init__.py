@@ -1,0 +1,28 @@
+"""The human-written yardstick: short stories written by hand, for held-out loss only.
+
+Never train on these stories, and never tune against them except to choose when
+to stop training. See README.md beside this file.
+"""
+
+from __future__ import annotations
+
+from importlib import resources
+
+__all__ = ["yardstick_stories"]
+
+SEPARATOR = "---"
+
+
+def yardstick_stories() -> list[str]:
+    """The yardstick stories, in file order, each stripped of surrounding whitespace."""
+    text = resources.files(__name__).joinpath("stories.txt").read_text(encoding="utf-8")
+    stories: list[str] = []
+    current: list[str] = []
+    for line in text.splitlines():
+        if line.strip() == SEPARATOR:
+            stories.append("\n".join(current).strip())
+            current = []
+        else:
+            current.append(line)
+    stories.append("\n".join(current).strip())
+    return [s for s in stories if s]
