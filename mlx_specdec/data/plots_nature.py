@@ -75,7 +75,7 @@ GARDEN_CROPS = _phrases(
 )
 WILD_FOODS = _phrases(
     "blueberries | blackberries | raspberries | hazelnuts | acorns | pine nuts | "
-    "wild plums | rose hips | clover leaves | juicy seeds | crab apples | chestnuts"
+    "wild plums | rose hips | clover leaves | sunflower seeds | crab apples | chestnuts"
 )
 CAMP_GEAR = _phrases(
     "a flashlight | a lantern | a sleeping bag | a map | a compass | a water bottle | "
@@ -101,7 +101,7 @@ NATURE_ADJ = _words(
 )
 CRITTER_ADJ = _words(
     "little small tiny young gray brown spotted speckled fuzzy plump nimble bold timid "
-    "scruffy sleek chubby bright-eyed long-eared round quick"
+    "scruffy sleek chubby bright-eyed round quick"
 )
 SOUNDS = _phrases(
     "a rustle in the bushes | a crackle of twigs | a soft splash | a low croak | "
@@ -193,8 +193,8 @@ def plot_fireflies(s: Story) -> None:
     P = s.parent(A)
     s.ctx.update(A=A, P=P, jar=s.pick(["glass jar", "old jam jar", "pickle jar", "clear jar"]))
     s.add(
-        "It was a warm summer evening, and the sky was turning purple.",
-        "The sun had just gone down behind the hills.",
+        "It was a warm summer evening, and {A.name} was playing in the yard.",
+        "The sun had just gone down behind the hills, and {A.name} was still outside.",
         "{A.Name} sat on the porch steps after dinner.",
     )
     s.add(
@@ -265,7 +265,7 @@ def plot_shooting_star(s: Story) -> None:
     s.ctx.update(A=A, P=P, sky=sky)
     s.add(
         "{A.Name} and {P.name} carried a blanket to the top of the hill.",
-        "One clear night, {P.name} woke {A.name} up. \"Come outside,\" {P.he} whispered.",
+        "One clear night, {A.name} felt a hand on {A.his} shoulder. \"Come outside,\" whispered {P.name}.",
         "On the last night of summer, {A.name} was allowed to stay up late.",
     )
     s.add(
@@ -452,7 +452,7 @@ def plot_tide_pool(s: Story) -> None:
         "Early in the morning, {A.name} walked along the beach in {A.his} rubber boots.",
     )
     s.add(
-        "Between the rocks there were little pools of water.",
+        "Between the rocks there were little pools of water, and {A.name} wanted to look in every one.",
         "{A.Name} climbed over the slippery rocks to look into the tide pools.",
     )
     s.add(
@@ -552,7 +552,7 @@ def plot_sunflower_race(s: Story) -> None:
     crop = s.pick(GARDEN_CROPS)
     s.ctx.update(A=A, P=P, crop=crop)
     s.add(
-        "{A.Name} wanted to grow a sunflower taller than {A.him}.",
+        "{A.Name} wanted to grow a sunflower taller than any grown-up.",
         "\"I'm going to grow the tallest sunflower in town,\" said {A.name}.",
         "It was the first warm day of spring, and {A.name} had a packet of sunflower seeds.",
     )
@@ -601,7 +601,7 @@ def plot_sunflower_race(s: Story) -> None:
 
 def plot_caterpillar(s: Story) -> None:
     A = s.kid()
-    s.ctx.update(A=A, leaf=s.pick(["milkweed", "nettle", "cabbage", "parsley", "oak"]))
+    s.ctx.update(A=A, leaf=s.pick(["milkweed", "nettle", "cabbage", "parsley", "willow"]))
     s.add(
         "{A.Name} found a fat green caterpillar on a {leaf} leaf.",
         "One spring morning, {A.name} saw a striped caterpillar munching a {leaf} leaf.",
@@ -730,7 +730,7 @@ def plot_lost_lamb(s: Story) -> None:
     )
     s.add(
         "{A.Name} put on {A.his} boots and whistled for {D.name}, the {D.kind}.",
-        "\"Come on, {D.name},\" said {A.name} to {D.a}. \"We have to find {L.name}.\"",
+        "\"Come on, {D.name},\" said {A.name} to the old {D.kind}. \"We have to find {L.name}.\"",
     )
     s.add(
         "They walked across the wet field, calling and calling.",
@@ -885,7 +885,7 @@ def plot_migration(s: Story) -> None:
 
 
 def plot_squirrel_acorns(s: Story) -> None:
-    A = Who(s._fresh(CRITTER_NAMES), s.pick(["he", "she"]), s.pick(["squirrel", "chipmunk", "jay"]),
+    A = Who(s._fresh(CRITTER_NAMES), s.pick(["he", "she"]), s.pick(["squirrel", "chipmunk"]),
             s.pick(["busy", "bushy-tailed", "red", "gray", "forgetful"]))
     B = _critter(s, ["rabbit", "mole", "hedgehog", "mouse", "badger"])
     nut = s.pick(["acorns", "hazelnuts", "chestnuts", "beechnuts"])
@@ -942,7 +942,7 @@ def plot_squirrel_acorns(s: Story) -> None:
 
 
 def plot_first_snow(s: Story) -> None:
-    A = _critter(s, ["fox cub", "bear cub", "fawn", "rabbit", "puppy", "kitten", "young badger"])
+    A = _critter(s, ["fox cub", "bear cub", "fawn", "rabbit", "puppy", "kitten", "badger cub"])
     M = Who(f"{A.his} mother", "she", "mother")
     s.ctx.update(A=A, M=M)
     s.add(
@@ -1007,11 +1007,11 @@ def plot_rainbow_end(s: Story) -> None:
     )
     s.add(
         "Then {A.name} saw a rainbow over the hills!",
-        "A huge rainbow stretched across the sky.",
+        "A huge rainbow stretched across the sky, and {A.name} ran outside to see it.",
     )
     s.add(
-        "\"I'm going to find the end of it,\" {A.name} told {A.his} dog, {B.name}.",
-        "\"They say there's treasure at the end of a rainbow,\" said {A.name} to {B.name}.",
+        "\"I'm going to find the end of it,\" {A.name} told {A.his} {B.kind}, {B.name}.",
+        "\"They say there's treasure at the end of a rainbow,\" said {A.name} to {A.his} {B.kind}, {B.name}.",
     )
     s.add(
         "They ran across the wet field and splashed through the puddles.",
@@ -1314,7 +1314,7 @@ def plot_fable_returned_favor(s: Story) -> None:
     )
     s.add(
         "A few days later, a hunter set a trap near {B.name}'s favorite bush.",
-        "Not long after, {B.name} was caught in a net hidden in the grass.",
+        "Not long after, a hunter caught {B.name} in a net hidden in the grass.",
     )
     if s.chance(0.5):
         s.add(
@@ -1410,7 +1410,7 @@ def plot_windy_hat(s: Story) -> None:
     )
     s.add(
         "On the other side was a field, and in the field was {C.a} named {C.name}.",
-        "{A.Name} climbed the gate and found {C.a} standing in the field.",
+        "{A.Name} climbed the gate and found {C.a} named {C.name} standing in the field.",
     )
     if s.chance(0.5):
         s.add(
@@ -1449,9 +1449,9 @@ def plot_hilltop_hike(s: Story) -> None:
     spot = s.pick(TRAIL_SPOTS)
     s.ctx.update(A=A, P=P, spot=spot, snack=s.pick(CAMP_SNACKS))
     s.add(
-        "\"Today we're climbing Bald Hill,\" said {P.name} at breakfast.",
+        "At breakfast, {A.name} heard the big news: \"Today we're climbing Bald Hill!\"",
         "{A.Name} and {P.name} packed water, sandwiches and {snack} for a long hike.",
-        "On a bright autumn morning, {A.name} set out to climb the tallest hill near town.",
+        "On a bright autumn morning, {A.name} and {P.name} set out to climb the tallest hill near town.",
     )
     s.add(
         "The trail wound up through the trees, past {spot}.",
@@ -1509,7 +1509,7 @@ def plot_fishing_trip(s: Story) -> None:
     s.ctx.update(A=A, G=G, fish=s.pick(["trout", "perch", "sunfish", "minnow", "little bass"]))
     s.add(
         "Early one morning, {A.name} and {G.name} rowed a little boat onto the lake.",
-        "{G.Name} took {A.name} fishing at the lake, just after sunrise.",
+        "{A.Name} went fishing with {G.name} at the lake, just after sunrise.",
     )
     s.add(
         "Mist was rising off the water, and everything was very still.",
@@ -1562,6 +1562,7 @@ def plot_thin_ice(s: Story) -> None:
     A = s.kid()
     B = s.kid()
     s.ctx.update(A=A, B=B, season=s.pick(SEASON_TIMES["winter"]))
+    adult = s.pick([f"{A.name}'s dad", f"{A.name}'s mom", "the park ranger", f"{B.name}'s big sister"])
     s.add("{season}")
     s.add(
         "{A.Name} and {B.name} walked down to the pond with their skates.",
@@ -1594,12 +1595,14 @@ def plot_thin_ice(s: Story) -> None:
             "{B.Name} didn't want to wait, but {B.he} listened.",
         )
     s.add(
-        "They ran to get {A.name}'s dad, who tested the ice with a long stick.",
-        "They asked the park ranger, who pointed to a safe rink by the shore.",
+        "They ran to get {adult}, who tested the ice with a long stick.",
+        "They went to ask {adult}, who checked the ice near the shore.",
+        adult=adult,
     )
     s.add(
-        "\"Only skate here, where it's thick,\" the grown-up said.",
-        "\"This part is safe,\" said the grown-up. \"Stay close to the edge.\"",
+        "\"Only skate here, where it's thick,\" {adult} said.",
+        "\"This part is safe,\" said {adult}. \"Stay close to the edge.\"",
+        adult=adult,
     )
     s.add(
         "So they skated and slid and spun until their cheeks were pink.",
@@ -1926,7 +1929,7 @@ def plot_thunder_storm_animals(s: Story) -> None:
             "Then {B.name} poked {B.his} head out of the hay. \"I was here all along!\"",
         )
         s.add(
-            "{B.He} had been napping and had missed all the fuss.",
+            "{B.Name} had been napping and had missed all the fuss.",
             "Everyone laughed with relief.",
         )
     s.add(
