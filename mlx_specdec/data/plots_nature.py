@@ -57,7 +57,7 @@ FARM_ANIMALS = _phrases(
 )
 SEA_CREATURES = _phrases(
     "starfish | hermit crab | little crab | sea snail | tiny fish | sea urchin | "
-    "shrimp | periwinkle | baby octopus | sea anemone"
+    "shrimp | periwinkle | baby octopus | little eel"
 )
 BEACH_FINDS = _phrases(
     "a pink shell | a round white shell | a smooth green pebble | a piece of sea glass | "
