@@ -197,6 +197,15 @@ def _sibling(s: Story, kind: str) -> Who:
     return w
 
 
+def _ref(A: Who, B: Who) -> str:
+    """How B is first named in A's story: "her big brother Joe", "his friend Mia", "her dad"."""
+    if B.kind.startswith(("big ", "little ", "baby ")):
+        return f"{A.his} {B.kind} {B.name}"
+    if B.kind in ("girl", "boy", "kid"):
+        return f"{A.his} friend {B.name}"
+    return B.name
+
+
 def _gpar(s: Story, A: Who) -> Who:
     """Mom, dad or a grandparent, named by role ("her mom" / "Mom")."""
     return s.parent(A)
@@ -351,7 +360,7 @@ def plot_bath_time(s: Story) -> None:
 def plot_bedtime_stall(s: Story) -> None:
     A = s.kid()
     P = _gpar(s, A)
-    snack = s.pick(["a glass of water", "a cracker", "one more cuddle", "a banana"])
+    snack = s.pick(["a glass of water", "a cracker", "a tissue", "a banana", "my other teddy"])
     s.ctx.update(A=A, P=P)
     s.add(
         "It was eight o'clock, and {A.name} was not sleepy at all.",
@@ -397,14 +406,24 @@ def plot_bedtime_stall(s: Story) -> None:
             "{P.Name} left the door open a crack so the hallway light came in.",
         )
     else:
-        s.add(
-            "{P.Name} laughed. \"Let's count sheep together. One, two, three...\"",
-            "\"Close your eyes and think of the quietest place in the world,\" said {P.name}.",
-        )
-        s.add(
-            "{A.Name} closed {A.his} eyes and counted. Four, five, six...",
-            "{A.Name} thought of a still lake under the stars.",
-        )
+        if s.chance(0.5):
+            s.add(
+                "{P.Name} laughed. \"Let's count sheep together. One, two, three...\"",
+                "\"Let's count sheep,\" {P.name} whispered. \"One, two, three...\"",
+            )
+            s.add(
+                "{A.Name} closed {A.his} eyes and counted. Four, five, six...",
+                "{A.Name} counted sheep jumping over a little fence.",
+            )
+        else:
+            s.add(
+                "\"Close your eyes and think of the quietest place in the world,\" said {P.name}.",
+                "\"Think of somewhere calm and quiet,\" {P.name} said softly.",
+            )
+            s.add(
+                "{A.Name} thought of a still lake under the stars.",
+                "{A.Name} pictured a soft, snowy field where nothing moved.",
+            )
     s.add(
         "{A.His} eyes grew heavy, and {A.his} breathing went slow.",
         "Before {A.he} could think of another question, {A.he} {A.was} fast asleep.",
@@ -575,14 +594,24 @@ def plot_checkup(s: Story) -> None:
         )
         prize = s.pick(["a new toothbrush", "a sticker of a smiling tooth", "a tiny toothpaste"])
     else:
-        s.add(
-            "{D.Name} listened to {A.his} heart with a cold stethoscope.",
-            "{D.Name} checked {A.his} ears with a little light.",
-        )
-        s.add(
-            "\"Thump, thump,\" said {D.name}. \"Your heart sounds strong.\"",
-            "\"Would you like to listen too?\" asked {D.name}, and {A.name} heard {A.his} own heartbeat.",
-        )
+        if s.chance(0.6):
+            s.add(
+                "{D.Name} listened to {A.his} heart with a cold stethoscope.",
+                "{D.Name} pressed a cold stethoscope on {A.his} chest.",
+            )
+            s.add(
+                "\"Thump, thump,\" said {D.name}. \"Your heart sounds strong.\"",
+                "\"Would you like to listen too?\" asked {D.name}, and {A.name} heard {A.his} own heartbeat.",
+            )
+        else:
+            s.add(
+                "{D.Name} checked {A.his} ears with a little light.",
+                "{D.Name} looked in {A.his} ears and up {A.his} nose with a tiny flashlight.",
+            )
+            s.add(
+                "\"Any carrots growing in there?\" {D.name} joked, and {A.name} giggled.",
+                "\"All clean and healthy,\" said {D.name}.",
+            )
         s.add(
             "Then {A.name} stood on the scale. {A.He} had grown two whole inches!",
             "{D.Name} measured how tall {A.name} was. \"You've grown since last time!\"",
@@ -795,7 +824,7 @@ def plot_spilled_drink(s: Story) -> None:
     s.ctx.update(A=A, B=B, drink=drink, where=where)
     s.add(
         "{A.Name} was at {B.name}'s house for lunch.",
-        "{B.Name} had come over to play, and they were having a snack in the kitchen.",
+        "{B.Name} had come over to play at {A.name}'s house, and they were having a snack in the kitchen.",
         "After school, {A.name} and {B.name} sat at the table with two cups of {drink}.",
     )
     s.add(
@@ -954,7 +983,7 @@ def plot_jokes(s: Story) -> None:
         )
         s.add(
             "\"{a2}\" And this time, everyone at the table burst out laughing.",
-            "\"{a2}\" {P.Name} laughed so hard that {P.he} had to hold {P.his} tummy.",
+            "\"{a2}\" said {A.name}, and {P.name} laughed so hard that {P.he} had to hold {P.his} tummy.",
         )
     s.add(
         "The next day at school, {A.name} told the joke to {A.his} friends.",
@@ -1151,7 +1180,7 @@ def plot_library_book(s: Story) -> None:
     s.add(
         "{A.Name} borrowed a book about {topic} from the library.",
         "Every Thursday, {A.name} went to the library, and this week {A.he} chose a book about {topic}.",
-        "{L.called}, stamped the book and said, \"Bring it back in two weeks.\"",
+        "{A.Name} took a book about {topic} to the desk, and {L.called}, said, \"Bring it back in two weeks.\"",
     )
     s.add(
         "{A.He} read it at breakfast, on the bus and under the covers with a flashlight.",
@@ -1256,7 +1285,10 @@ def plot_cooking_soup(s: Story) -> None:
 def plot_costume_party(s: Story) -> None:
     A = s.kid()
     B = s.kid()
-    cost, other = s.rng.sample(COSTUMES, 2)
+    cost = s.pick(COSTUMES)
+    other = s.pick(["scarecrow", "mummy", "melted snowman", "haystack", "walking laundry pile", "ghost"])
+    if other == cost:
+        other = "scarecrow"
     s.ctx.update(A=A, B=B, cost=cost, other=other, art=_article(cost), oart=_article(other),
                  costs=cost + ("es" if cost.endswith("ss") else "s"))
     s.add(
@@ -1317,7 +1349,7 @@ def plot_costume_party(s: Story) -> None:
 def plot_tying_shoes(s: Story) -> None:
     A = s.kid()
     H = _sibling(s, s.pick(["big sister", "big brother"])) if s.chance(0.5) else s.parent(A)
-    s.ctx.update(A=A, H=H)
+    s.ctx.update(A=A, H=H, Href=_ref(A, H) if H.kind.startswith("big") else H.name)
     s.add(
         "{A.Name} had new sneakers with long laces.",
         "All the big kids could tie their shoes, but {A.name} couldn't.",
@@ -1328,8 +1360,8 @@ def plot_tying_shoes(s: Story) -> None:
         "{A.Name} was tired of waiting. \"Show me how!\"",
     )
     s.add(
-        "{H.Name} knelt down and said, \"Make a bunny ear, then another bunny ear.\"",
-        "\"It's like a rabbit going round a tree and into a hole,\" said {H.name}.",
+        "{Href} knelt down and said, \"Make a bunny ear, then another bunny ear.\"",
+        "\"It's like a rabbit going round a tree and into a hole,\" said {Href}.",
     )
     s.add(
         "{A.Name} tried, but the laces flopped and tangled into a knot.",
@@ -1382,7 +1414,7 @@ def plot_lost_mitten(s: Story) -> None:
     maker = s.pick(["Grandma", "Aunt May", "Grandpa", "Great-Grandma"])
     s.ctx.update(A=A, P=P, col=col, maker=maker)
     s.add(
-        "It had snowed all night, and the whole street was white.",
+        "It had snowed all night, and {A.name}'s whole street was white.",
         "{A.Name} woke up to deep, soft snow outside the window.",
         "On the first snowy day of winter, {A.name} put on {A.his} boots and {A.his} {col} mittens.",
     )
@@ -1443,16 +1475,16 @@ def plot_rainy_day(s: Story) -> None:
     B = _sibling(s, s.pick(["little brother", "little sister", "big brother", "big sister"]))
     P = _gpar(s, A)
     g1, g2 = s.rng.sample(RAIN_GAMES, 2)
-    s.ctx.update(A=A, B=B, P=P, g1=g1, g2=g2)
+    s.ctx.update(A=A, B=B, P=P, g1=g1, g2=g2, Bref=_ref(A, B))
     s.add(
-        "Rain drummed on the windows all Saturday morning.",
-        "{A.Name} wanted to go to the park, but it was pouring with rain.",
-        "It was raining cats and dogs, and {A.name} was stuck inside.",
+        "Rain drummed on the windows all Saturday morning, and {A.name} and {Bref} were stuck inside.",
+        "{A.Name} and {Bref} wanted to go to the park, but it was pouring with rain.",
+        "It was raining cats and dogs, and {A.name} was stuck inside with {Bref}.",
     )
     s.add(
         "\"I'm so bored,\" {A.name} groaned, flopping on the sofa.",
         "\"There's nothing to do,\" {A.name} sighed, pressing {A.his} nose to the window.",
-        "{A.Name} and {A.his} {B.kind}, {B.name}, watched the drops race down the glass.",
+        "{A.Name} and {B.name} watched the drops race down the glass.",
     )
     s.add(
         "\"Why don't you {g1}?\" suggested {P.name}.",
@@ -1501,11 +1533,11 @@ def plot_blanket_fort(s: Story) -> None:
     B = s.kid() if s.chance(0.5) else _sibling(s, s.pick(["little brother", "little sister"]))
     P = _gpar(s, A)
     f1, f2, f3 = s.rng.sample(FORT_THINGS, 3)
-    s.ctx.update(A=A, B=B, P=P, f1=f1, f2=f2, f3=f3)
+    s.ctx.update(A=A, B=B, P=P, f1=f1, f2=f2, f3=f3, Bref=_ref(A, B))
     s.add(
-        "{A.Name} and {B.name} decided to build a fort in the living room.",
-        "\"Let's build the biggest fort in the world!\" {A.name} said to {B.name}.",
-        "After dinner, {A.name} had a great idea: a blanket fort!",
+        "{A.Name} and {Bref} decided to build a fort in the living room.",
+        "\"Let's build the biggest fort in the world!\" {A.name} said to {Bref}.",
+        "After dinner, {A.name} had a great idea. \"Let's make a blanket fort!\" {A.he} told {Bref}.",
     )
     s.add(
         "They dragged in {f1}, {f2} and {f3}.",
@@ -1779,15 +1811,24 @@ def plot_neighbor_help(s: Story) -> None:
             "{A.Name} wanted to say thank you in a special way.",
             "{A.Name} thought about how to help {N.name} back.",
         )
-        s.add(
-            "{A.He} and {P.name} baked a tray of oat cookies and took them next door.",
-            "{A.He} drew a picture of {N.name}'s sunflowers and slipped it in the mailbox.",
-            "{A.He} offered to water {N.name}'s plants while {N.he} went on holiday.",
-        )
-        s.add(
-            "{N.Name} was so happy that {N.he} put it on {N.his} fridge.",
-            "\"Well, aren't you kind!\" {N.name} said, smiling.",
-        )
+        if s.chance(0.5):
+            s.add(
+                "{A.He} drew a picture of {N.name}'s sunflowers and slipped it in the mailbox.",
+                "{A.He} made a thank-you card with a big sunflower on the front.",
+            )
+            s.add(
+                "{N.Name} was so happy that {N.he} put it on {N.his} fridge.",
+                "{N.Name} kept it on {N.his} fridge for a whole year.",
+            )
+        else:
+            s.add(
+                "{A.He} and {P.name} baked a tray of oat cookies and took them next door.",
+                "{A.He} picked a bunch of daisies and left them on {N.name}'s doorstep.",
+            )
+            s.add(
+                "\"Well, aren't you kind!\" {N.name} said, smiling.",
+                "\"What a lovely surprise,\" said {N.name}.",
+            )
     else:
         s.add(
             "A week later, {N.name} dropped a bag of groceries, and oranges rolled down the street.",
@@ -1811,7 +1852,7 @@ def plot_sleepover(s: Story) -> None:
     s.ctx.update(A=A, B=B, P=P)
     s.add(
         "{A.Name} was going to sleep at {B.name}'s house for the very first time.",
-        "On Friday night, {A.name} packed {A.his} toothbrush, {A.his} pajamas and {A.his} old teddy.",
+        "On Friday night, {A.name} packed {A.his} pajamas and {A.his} old teddy for a sleepover at {B.name}'s house.",
         "\"Can I have a sleepover at {B.name}'s?\" {A.name} had begged, and finally the night came.",
     )
     s.add(
