@@ -514,7 +514,7 @@ def plot_haircut(s: Story) -> None:
     s.add(
         "At the shop, {H.called}, waved hello.",
         "The shop smelled of shampoo, and {H.called}, had a big smile.",
-        "{H.Name} was waiting by a tall chair that went up and down.",
+        "{H.called}, was waiting by a tall chair that went up and down.",
     )
     s.add(
         "\"Hair doesn't feel anything,\" {H.name} said. \"It's like cutting grass.\"",
@@ -770,7 +770,7 @@ def plot_make_card(s: Story) -> None:
     s.ctx.update(A=A, P=P, who=who, why=why, msg=msg, pic=pic, c1=c1, c2=c2)
     s.add(
         "{A.Name} wanted to make a card for {A.his} {who}, because {why}.",
-        "\"I'm going to make a card,\" {A.name} said, because {why}.",
+        "\"I'm going to make a card for my {who},\" {A.name} said, because {why}.",
         "{A.Name}'s {who} was special, and {why}.",
     )
     s.add(
@@ -936,7 +936,7 @@ def plot_left_out(s: Story) -> None:
         "{A.Name} remembered how that felt, so {A.he} went over and said, \"Come and play with us!\"",
         "This time, {A.name} was the one who asked, \"Want to join in?\"",
     )
-    _close(s, A, ["Now nobody by the fence had to feel left out.",
+    _close(s, A, ["Now nobody at recess had to feel left out.",
                   "{A.Name} knew that one small question could change a whole day."],
            "{A.Name} learned that it is kind to invite others in.")
 
@@ -1133,7 +1133,7 @@ def plot_grandparents_visit(s: Story) -> None:
     )
     s.add(
         "All week, {G.name} taught {A.name} how to {skill}.",
-        "Every afternoon, {G.name} and {A.name} sat together so {A.he} could learn to {skill}.",
+        "Every afternoon, {G.name} and {A.name} sat together so {A.name} could learn to {skill}.",
         skill=s.pick(["play cards", "knit a little scarf", "whistle with two fingers",
                       "make pancakes", "plant seeds in pots", "do a magic trick with a coin"]),
     )
@@ -1178,8 +1178,8 @@ def plot_library_book(s: Story) -> None:
     s.ctx.update(A=A, L=L, topic=topic)
     spot = s.fill(spot, his=A.his)
     s.add(
-        "{A.Name} borrowed a book about {topic} from the library.",
-        "Every Thursday, {A.name} went to the library, and this week {A.he} chose a book about {topic}.",
+        "{A.Name} borrowed a book about {topic} from {L.called}.",
+        "Every Thursday, {A.name} visited {L.called}, at the library, and this week {A.he} chose a book about {topic}.",
         "{A.Name} took a book about {topic} to the desk, and {L.called}, said, \"Bring it back in two weeks.\"",
     )
     s.add(
@@ -1666,9 +1666,9 @@ def plot_music_lesson(s: Story) -> None:
                    "a little spring song", "Row, Row, Row Your Boat"])
     s.ctx.update(A=A, M=M, inst=inst, song=song)
     s.add(
-        "{A.Name} started lessons on the {inst}.",
+        "{A.Name} started {inst} lessons with {M.called}.",
         "Every Wednesday, {A.name} went to see {M.called}, for a {inst} lesson.",
-        "{A.Name} had always wanted to play the {inst}.",
+        "{A.Name} had always wanted to play the {inst}, so {A.he} started lessons with {M.called}.",
     )
     s.add(
         "At first, the {inst} made sounds like a squeaky door.",
