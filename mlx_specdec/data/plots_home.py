@@ -36,24 +36,28 @@ from .stories import (
 # Lexicon of the home plots
 # ---------------------------------------------------------------------------
 
-ROOMS = _phrases(
-    "kitchen | living room | bedroom | bathroom | hallway | attic | basement | porch | "
-    "playroom | laundry room | dining room | garage"
-)
 HOUSEHOLD = _phrases(
     "sofa | armchair | rocking chair | bookshelf | dresser | nightstand | bunk bed | "
-    "cushion | quilt | rug | doormat | lamp | laundry basket | broom | mop | bucket | "
-    "kettle | teapot | toaster | fridge | oven | sink | faucet | dishwasher | cupboard | "
-    "drawer | shelf | coat hook | mailbox | stool | ladder | clothespin | curtain"
+    "piano bench | rug | doormat | laundry basket | cupboard | radiator | stool | "
+    "coat rack | shoe rack | toy chest | ironing board | vacuum cleaner"
 )
+HIDING = [
+    # (room, hiding spot)
+    ("living room", "behind the long curtains"), ("kitchen", "inside the big cupboard"),
+    ("bedroom", "under the bunk bed"), ("bathroom", "in the empty bathtub"),
+    ("hallway", "behind the coat rack"), ("laundry room", "in the laundry basket"),
+    ("attic", "inside an old trunk"), ("dining room", "under the long tablecloth"),
+    ("playroom", "inside the toy chest"), ("garage", "behind the lawn mower"),
+    ("porch", "behind the rocking chair"), ("basement", "behind the washing machine"),
+]
 BATH_TOYS = _phrases(
     "rubber duck | little plastic boat | wind-up frog | bath crayon | foam letter | "
     "squirty whale | toy submarine | watering can"
 )
 CLOTHES_HOME = _phrases(
-    "pajamas | slippers | sneakers | sandals | rain boots | mittens | raincoat | hoodie | "
-    "cardigan | overalls | tights | apron | bathrobe | sun hat | woolly hat | vest | "
-    "skirt | jeans | socks | sweater"
+    "pajamas | slippers | sneakers | sandals | rain boots | mittens | a raincoat | a hoodie | "
+    "a cardigan | overalls | tights | an apron | a bathrobe | a sun hat | a woolly hat | a vest | "
+    "a skirt | jeans | striped socks | a sweater | a tutu | a bow tie | a cowboy hat | leggings"
 )
 SNACKS = _phrases(
     "apple slices | crackers and cheese | a banana | carrot sticks | a bowl of cereal | "
@@ -108,9 +112,12 @@ GROWNUPS = [
     ("music teacher", _words("Miss_Melody Mister_Vance Miss_Harper"), None),
     ("shopkeeper", _words("Mister_Amir Miss_Joy Mister_Pat"), None),
 ]
-FEELINGS_MORE = _words(
-    "jealous grumpy nervous shy cross embarrassed left-out sulky wobbly fidgety "
-    "brave proud relieved cozy giggly silly puzzled surprised curious bored"
+GRUMPY = _words("grumpy cross sulky cranky crabby prickly stormy")
+BETTER = _words("calm cozy cheerful sunny relieved peaceful lighter")
+MORNING_WRONGS = _phrases(
+    "the cereal was soggy | {his} sock was inside out | the toothpaste squirted on the mirror | "
+    "{his} little brother took the last pancake | {his} favorite shirt was in the wash | "
+    "the milk was all gone | {his} hair would not lie flat | {he} stubbed {his} toe on the dresser"
 )
 JOKES = [
     ("What do you call a sleeping dinosaur?", "A dino-snore!"),
@@ -1907,11 +1914,346 @@ def plot_sleepover(s: Story) -> None:
     ])
 
 
+def plot_forgot_lunch(s: Story) -> None:
+    A = s.kid()
+    B = s.kid()
+    P = _gpar(s, A)
+    T = _grownup(s, "teacher")
+    thing = s.pick(SCHOOL_THINGS)
+    snack, snack2 = s.rng.sample(SNACKS, 2)
+    s.ctx.update(A=A, B=B, P=P, T=T, thing=thing, snack=snack, snack2=snack2)
+    s.add(
+        "{A.Name} was late for school, and {A.he} ran out of the door in a hurry.",
+        "On Tuesday morning, {A.name} woke up late and had to rush.",
+        "\"Hurry, or we'll miss the bell!\" {P.name} called, and {A.name} grabbed {A.his} coat.",
+    )
+    s.add(
+        "{A.He} packed {A.his} {thing}, {A.his} homework and {A.his} library card.",
+        "{A.He} remembered {A.his} {thing} and even {A.his} gym shoes.",
+    )
+    s.add(
+        "But at lunchtime, {A.his} lunch box wasn't in {A.his} backpack.",
+        "When the lunch bell rang, {A.name} opened {A.his} bag. No lunch box!",
+    )
+    s.add(
+        "\"I left it on the kitchen table,\" {A.name} groaned.",
+        "{A.Name}'s tummy rumbled loudly, and {A.his} eyes filled with tears.",
+    )
+    if s.chance(0.5):
+        s.add(
+            "{B.Name} sat down next to {A.him}. \"You can share my lunch,\" {B.he} said.",
+            "\"Here,\" said {B.name}, pushing over half of {B.his} lunch. \"I have lots.\"",
+        )
+        s.add(
+            "{B.Name} had {snack}, and {B.he} gave half to {A.name}.",
+            "They shared {snack} and told each other silly stories.",
+        )
+        s.add(
+            "\"Thank you,\" {A.name} said. \"Tomorrow I'll bring something for you.\"",
+            "\"You're a real friend,\" {A.name} said with {A.his} mouth full.",
+        )
+        s.add(
+            "The next day, {A.name} packed an extra treat for {B.name}.",
+            "The next day, {A.name} brought two cookies, one for {A.him}self and one for {B.name}.".replace("{A.him}self", "{A.himself}"),
+        )
+    else:
+        s.add(
+            "{A.He} told {T.called}, what had happened.",
+            "{T.Name}, {A.his} teacher, saw {A.his} sad face and asked what was wrong.",
+        )
+        s.add(
+            "{T.Name} called home, and ten minutes later {P.name} arrived, out of breath.",
+            "\"Let's phone home,\" said {T.name}, and soon {P.name} came with the lunch box.",
+        )
+        s.add(
+            "Inside the lunch box, {A.he} found {snack2} and a little note that said, \"Have a great day!\"",
+            "{A.He} ate {snack2}, and lunch had never tasted so good.",
+        )
+    _close(s, A, [
+        "From then on, {A.name} packed {A.his} lunch box the night before.",
+        "{A.Name} stuck a note on the door that said, \"LUNCH!\"",
+    ], "{A.Name} learned that getting ready the night before saves a lot of trouble.")
+
+
+def plot_getting_dressed(s: Story) -> None:
+    A = s.kid()
+    P = _gpar(s, A)
+    cold = s.chance(0.5)
+    s.ctx.update(A=A, P=P)
+    if cold:
+        s.ctx.update(wear="sandals and a sun hat", need="a warm coat and mittens",
+                     weather="cold and frosty", feel_bad="shivering", extra="woolly hat")
+    else:
+        s.ctx.update(wear="rain boots, a raincoat and a woolly scarf", need="shorts and a T-shirt",
+                     weather="hot and sunny", feel_bad="sweating", extra="sun hat")
+    s.add(
+        "{A.Name} wanted to dress all by {A.himself} today.",
+        "\"I can choose my own clothes,\" {A.name} said on Saturday morning.",
+        "{A.Name} opened {A.his} dresser and pulled out everything {A.he} liked best.",
+    )
+    c = s.rng.sample(CLOTHES_HOME, 3)
+    s.add(
+        "{A.He} tried on {c0}, then {c1}, then {c2}.",
+        "{A.His} bed was soon covered in {c0}, {c1} and {c2}.",
+        c0=c[0], c1=c[1], c2=c[2],
+    )
+    s.add(
+        "{A.He} came downstairs in {wear}.",
+        "{A.He} put on {wear}, and {A.he} twirled in front of the mirror.",
+    )
+    s.add(
+        "\"Have you looked outside?\" asked {P.name}. \"It's {weather} today.\"",
+        "{P.Name} raised an eyebrow. \"Those are interesting clothes for a day that's {weather}.\"",
+    )
+    s.add(
+        "\"I like these,\" {A.name} said, crossing {A.his} arms.",
+        "\"But these are my favorites!\" {A.name} said.",
+    )
+    if s.chance(0.5):
+        s.add(
+            "{P.Name} didn't argue. {P.He} just put {need} in a bag.",
+            "\"All right,\" said {P.name}, and quietly packed {need} in the car.",
+        )
+        s.add(
+            "At the park, {A.name} was soon {feel_bad}.",
+            "Ten minutes later, {A.name} was {feel_bad} by the swings.",
+        )
+        s.add(
+            "\"Do you have something else I could wear?\" {A.he} asked in a small voice.",
+            "{A.Name} came back to the bench. \"Maybe you were right,\" {A.he} said.",
+        )
+        s.add(
+            "{P.Name} smiled and opened the bag.",
+            "{P.Name} pulled out {need}, and {A.name} changed behind a tree.",
+        )
+    else:
+        s.add(
+            "{P.Name} had an idea. \"Let's look out the window together first.\"",
+            "\"Let's check the weather like a weather reporter,\" said {P.name}.",
+        )
+        s.add(
+            "{A.Name} pressed {A.his} hand on the glass and thought about it.",
+            "{A.Name} stepped onto the porch for a second and hopped right back in.",
+        )
+        s.add(
+            "\"Okay, maybe I need {need},\" {A.name} said. \"But I'm keeping the {extra}!\"",
+            "So {A.name} changed into {need}, but kept {A.his} favorite {extra} on top.",
+        )
+    _close(s, A, [
+        "After that, {A.name} always checked the sky before choosing {A.his} clothes.",
+        "{A.Name} played outside all day, just right for the weather.",
+    ], "{A.Name} learned to dress for the weather.")
+
+
+def plot_hide_and_seek(s: Story) -> None:
+    A = s.kid()
+    B = _sibling(s, s.pick(["big sister", "big brother", "little sister", "little brother"])) \
+        if s.chance(0.5) else s.kid()
+    room, spot = s.pick(HIDING)
+    room2, spot2 = s.pick([h for h in HIDING if h[0] != room])
+    s.ctx.update(A=A, B=B, room=room, spot=spot, room2=room2, spot2=spot2, Bref=_ref(A, B))
+    s.add(
+        "{A.Name} and {Bref} were playing hide and seek in the house.",
+        "\"Let's play hide and seek!\" said {A.name} to {Bref}.",
+        "It was too windy to go out, so {A.name} and {Bref} played hide and seek.",
+    )
+    s.add(
+        "{B.Name} covered {B.his} eyes and counted to twenty.",
+        "\"One, two, three...\" {B.name} counted, facing the wall.",
+    )
+    s.add(
+        "{A.Name} tiptoed into the {room} and hid {spot}.",
+        "{A.Name} crept into the {room}. The best place was {spot}.",
+    )
+    s.add(
+        "\"Ready or not, here I come!\" called {B.name}.",
+        "\"Coming to find you!\" {B.name} shouted.",
+    )
+    s.add(
+        "{B.Name} looked in the {room2}, {spot2}, but nobody was there.",
+        "{A.Name} heard footsteps go past, and {A.he} held {A.his} breath.",
+    )
+    if s.chance(0.5):
+        s.add(
+            "Then some dust tickled {A.his} nose.",
+            "It was dusty there, and {A.his} nose began to twitch.",
+        )
+        s.add(
+            "\"Ah... ah... ACHOO!\" {A.name} sneezed.",
+            "{A.He} sneezed the biggest sneeze of {A.his} life.",
+        )
+        s.add(
+            "\"Found you!\" {B.name} laughed, pulling back the hiding place.",
+            "\"Bless you!\" said {B.name}, and then, \"Found you!\"",
+        )
+        s.add("Now it was {A.name}'s turn to count.", "They both laughed so hard they fell over.")
+    else:
+        s.add(
+            "{A.He} waited and waited, and because it was warm and quiet, {A.his} eyes began to close.",
+            "{A.Name} waited so long that {A.he} fell asleep.",
+        )
+        s.add(
+            "\"Where are you? I give up!\" {B.name} called at last.",
+            "After a long time, {B.name} called, \"I give up! You win!\"",
+        )
+        s.add(
+            "When {A.name} woke up and crawled out, {B.name} gave {A.him} a big hug.",
+            "\"Did I win?\" {A.name} yawned as {A.he} crawled out.",
+        )
+        s.add(
+            "\"You're the hide and seek champion,\" said {B.name}.",
+            "\"You're the best hider ever,\" {B.name} said, \"but next time, don't fall asleep!\"",
+        )
+    _close(s, A, [
+        "The {room} became {A.name}'s secret best hiding place.",
+        "They played again and again until dinner was ready.",
+    ])
+
+
+def plot_laundry_day(s: Story) -> None:
+    A = s.kid()
+    P = _gpar(s, A)
+    item = s.pick(["red sock", "new red T-shirt", "purple hoodie"])
+    spot = s.pick(HOUSEHOLD)
+    s.ctx.update(A=A, P=P, item=item, spot=spot)
+    s.add(
+        "On Sunday, it was laundry day, and {A.name} wanted to help.",
+        "\"Can I help with the washing?\" {A.name} asked {P.name}.",
+        "The laundry basket was overflowing, so {P.name} asked {A.name} to help.",
+    )
+    s.add(
+        "{A.Name} carried the basket to the washing machine.",
+        "{A.Name} sorted the clothes into two piles: whites and colors.",
+    )
+    if s.chance(0.5):
+        s.add(
+            "But a {item} was hiding in the white pile, and nobody saw it.",
+            "{A.Name} didn't notice the {item} tangled in a white sheet.",
+        )
+        s.add(
+            "When the machine stopped, all the white clothes were pink!",
+            "Out came the washing, and every white sock and shirt had turned pink.",
+        )
+        s.add(
+            "\"Oh no! I'm sorry,\" said {A.name}. \"It's all my fault.\"",
+            "{A.Name} covered {A.his} mouth. \"Uh-oh. Everything is pink!\"",
+        )
+        s.add(
+            "{P.Name} held up a pink vest and laughed. \"Well, I always wanted a pink shirt.\"",
+            "\"It's only clothes,\" {P.name} said. \"Next time, we'll check every pocket and pile.\"",
+        )
+    else:
+        s.add(
+            "They hung the wet clothes on the line with clothespins.",
+            "{A.Name} handed {P.name} clothespins while {P.he} hung up the shirts.",
+        )
+        s.add(
+            "When it was time to match the socks, one sock was missing.",
+            "Later, {A.name} matched the socks, but there was one sock left over.",
+        )
+        s.add(
+            "\"Where do socks go?\" {A.name} wondered. \"Is there a sock monster?\"",
+            "\"I think the washing machine eats socks,\" {A.name} whispered.",
+        )
+        s.add(
+            "They found it under the {spot}, covered in dust.",
+            "At last, {A.name} found it under the {spot}.",
+        )
+    s.add(
+        "{A.Name} folded the towels into neat squares.",
+        "Then they folded everything and put it away in the drawers.",
+    )
+    _close(s, A, [
+        "\"You're a great helper,\" said {P.name}, and {A.name} felt ten feet tall.",
+        "That night, {A.name}'s pajamas smelled fresh and clean.",
+    ], "{A.Name} learned that chores can be fun when you do them together.")
+
+
+def plot_grumpy_morning(s: Story) -> None:
+    A = s.kid()
+    P = _gpar(s, A)
+    wrongs = [s.fill(w, he=A.he, his=A.his) for w in s.rng.sample(MORNING_WRONGS, 3)]
+    s.ctx.update(A=A, P=P, g=s.pick(GRUMPY), b=s.pick(BETTER), w0=wrongs[0], w1=wrongs[1], w2=wrongs[2])
+    s.add(
+        "{A.Name} woke up feeling {g}.",
+        "{A.Name} got out of bed on the wrong side.",
+        "On Wednesday, {A.name} was as {g} as a bear with a sore paw.",
+    )
+    s.add(
+        "First, {w0}. Then {w1}.",
+        "Everything went wrong: {w0}, and {w1}.",
+    )
+    s.add(
+        "And then {w2}!",
+        "On top of all that, {w2}.",
+    )
+    s.add(
+        "\"This is the worst day ever!\" {A.name} said, stamping {A.his} foot.",
+        "\"Leave me alone!\" {A.name} grumbled, and pulled {A.his} hood over {A.his} face.",
+    )
+    if s.chance(0.5):
+        s.add(
+            "{P.Name} didn't get cross. {P.He} sat down on the floor next to {A.him}.",
+            "{P.Name} knelt down. \"It sounds like you're feeling {g}.\"",
+        )
+        s.add(
+            "\"Sometimes mornings are like that,\" {P.name} said. \"Want to take three big breaths with me?\"",
+            "\"Let's blow the grumpy clouds away,\" said {P.name}, and puffed out {P.his} cheeks.",
+        )
+        s.add(
+            "{A.Name} breathed in and out, in and out.",
+            "{A.Name} puffed too, and {A.his} puff turned into a giggle.",
+        )
+    elif s.chance(0.5):
+        s.add(
+            "{A.Name} stomped into the garden and sat under the apple tree.",
+            "{A.Name} went out to the garden and kicked at the grass.",
+        )
+        s.add(
+            "A little robin hopped up and tilted its head at {A.him}.",
+            "A robin landed on the fence and sang a bright little song.",
+        )
+        s.add(
+            "It was hard to stay {g} while the robin sang.",
+            "Slowly, the {g} feeling began to melt away.",
+        )
+        s.add(
+            "{A.Name} went back inside and said sorry for shouting.",
+            "{A.He} went inside to find {P.name}. \"Sorry I was so {g},\" {A.he} said.",
+        )
+    else:
+        s.add(
+            "{A.Name} sat on the stairs and sulked for a long time.",
+            "{A.Name} curled up in the armchair and sulked.",
+        )
+        s.add(
+            "The family cat curled up on {A.his} lap and purred.",
+            "The old dog padded over and rested its head on {A.his} knee.",
+        )
+        s.add(
+            "It was hard to stay {g} with such a soft friend nearby.",
+            "Slowly, the {g} feeling began to melt away.",
+        )
+        s.add(
+            "{A.He} went to find {P.name}. \"Sorry I was so {g},\" {A.he} said.",
+            "{A.Name} went to the kitchen and said sorry for shouting.",
+        )
+    s.add(
+        "{P.Name} gave {A.him} a long hug.",
+        "\"Shall we start this morning again?\" asked {P.name}.",
+    )
+    _close(s, A, [
+        "By lunchtime, {A.name} felt {b}, and the day turned out fine.",
+        "{A.Name} felt {b}. Even a soggy morning can have a sunny afternoon.",
+    ], "{A.Name} learned that a bad morning doesn't have to mean a bad day.")
+
+
 PLOTS: list[Callable[[Story], None]] = [
     plot_new_baby, plot_bath_time, plot_bedtime_stall, plot_wobbly_tooth, plot_haircut,
     plot_checkup, plot_bus_ride, plot_shopping_list, plot_make_card, plot_spilled_drink,
     plot_left_out, plot_jokes, plot_goldfish, plot_moving_house, plot_grandparents_visit,
     plot_library_book, plot_cooking_soup, plot_costume_party, plot_tying_shoes,
     plot_lost_mitten, plot_rainy_day, plot_blanket_fort, plot_class_pet, plot_music_lesson,
-    plot_sibling_advice, plot_neighbor_help, plot_sleepover,
+    plot_sibling_advice, plot_neighbor_help, plot_sleepover, plot_forgot_lunch,
+    plot_getting_dressed, plot_hide_and_seek, plot_laundry_day, plot_grumpy_morning,
 ]
