@@ -83,8 +83,8 @@ SCHOOL_THINGS = _phrases(
     "backpack | notebook | whiteboard | chalk | marker | folder | workbook | name tag"
 )
 CRAFT = _phrases(
-    "glitter | stickers | ribbon | buttons | colored paper | crayons | markers | "
-    "cotton balls | paint | sequins | yarn | tissue paper | glue and string"
+    "glitter | stickers | ribbon | buttons | gold stars | crayons | markers | "
+    "cotton balls | paint | sequins | yarn | tissue paper | string"
 )
 CARD_PICTURES = _phrases(
     "a big red heart | a smiling sun | a rainbow | a cat with a hat | a bunch of flowers | "
@@ -150,8 +150,8 @@ RAIN_GAMES = _phrases(
     "make paper airplanes | have a dance party in the living room"
 )
 FORT_THINGS = _phrases(
-    "chairs | sofa cushions | blankets | bedsheets | pillows | clothespins | a flashlight | "
-    "a string of fairy lights | a stack of comic books | a bowl of popcorn"
+    "chairs | sofa cushions | blankets | bedsheets | pillows | clothespins | a big old quilt | "
+    "a clothes horse | a beach towel | two kitchen stools"
 )
 VEHICLES = [("bus", "bus stop", "the driver", "seat by the window"),
             ("train", "station", "the conductor", "seat by the window"),
@@ -218,12 +218,25 @@ def _gpar(s: Story, A: Who) -> Who:
     return s.parent(A)
 
 
+HOME_ENDINGS = _phrases(
+    "It was a good day after all. | "
+    "That night, {A.name} went to bed with a big smile. | "
+    "{A.Name} would never forget that day. | "
+    "And that was a very good day. | "
+    "It had been a long day, and a happy one. | "
+    "The end."
+)
+
+
 def _close(s: Story, A: Who, own: list[str], moral: str | None = None, p_own: float = 0.6) -> None:
-    """Finish with the plot's own last line most of the time, else a generic one."""
+    """Finish with the plot's own last line most of the time, else a moral or a
+    generic line that suits a story set at home (no "all the way home")."""
     if s.chance(p_own):
         s.add(*own)
+    elif moral and s.chance(0.5):
+        ending(s, A, moral, 1.0)
     else:
-        ending(s, A, moral, 0.5)
+        s.add(*HOME_ENDINGS)
 
 
 # ---------------------------------------------------------------------------
@@ -511,7 +524,7 @@ def plot_haircut(s: Story) -> None:
     s.add(
         "{A.Name}'s hair was so long that it got in {A.his} eyes.",
         "{A.Name}'s hair had grown into a big, messy tangle.",
-        "On Saturday, {P.name} said it was time for a haircut.",
+        "On Saturday, {P.name} said it was time for {A.name} to get a haircut.",
     )
     s.add(
         "\"I don't want a haircut,\" {A.name} said. \"What if it looks silly?\"",
@@ -814,8 +827,8 @@ def plot_make_card(s: Story) -> None:
         "{A.Name} gave the card to {A.his} {who}, who read it twice.",
     )
     s.add(
-        "\"This is the best card I've ever had,\" the {who} said.",
-        "\"Did you make this all by yourself?\" asked the {who}. {A.Name} nodded proudly.",
+        "\"This is the best card I've ever had,\" said {A.his} {who}.",
+        "\"Did you make this all by yourself?\" asked {A.his} {who}. {A.Name} nodded proudly.",
     )
     _close(s, A, [
         "The card stood on the shelf for a very long time.",
@@ -1417,7 +1430,7 @@ def plot_tying_shoes(s: Story) -> None:
 def plot_lost_mitten(s: Story) -> None:
     A = s.kid()
     P = _gpar(s, A)
-    col = s.pick(["red", "green", "striped", "spotty", "purple", "yellow"])
+    col = s.pick(["red", "green", "blue", "purple", "yellow", "orange"])
     maker = s.pick(["Grandma", "Aunt May", "Grandpa", "Great-Grandma"])
     s.ctx.update(A=A, P=P, col=col, maker=maker)
     s.add(
@@ -1829,7 +1842,7 @@ def plot_neighbor_help(s: Story) -> None:
             )
         else:
             s.add(
-                "{A.He} and {P.name} baked a tray of oat cookies and took them next door.",
+                "{A.Name} and {P.name} baked a tray of oat cookies and took them next door.",
                 "{A.He} picked a bunch of daisies and left them on {N.name}'s doorstep.",
             )
             s.add(
@@ -2089,7 +2102,7 @@ def plot_hide_and_seek(s: Story) -> None:
         s.add("Now it was {A.name}'s turn to count.", "They both laughed so hard they fell over.")
     else:
         s.add(
-            "{A.He} waited and waited, and because it was warm and quiet, {A.his} eyes began to close.",
+            "{A.Name} waited and waited, and because it was warm and quiet, {A.his} eyes began to close.",
             "{A.Name} waited so long that {A.he} fell asleep.",
         )
         s.add(
@@ -2198,11 +2211,11 @@ def plot_grumpy_morning(s: Story) -> None:
         )
         s.add(
             "\"Sometimes mornings are like that,\" {P.name} said. \"Want to take three big breaths with me?\"",
-            "\"Let's blow the grumpy clouds away,\" said {P.name}, and puffed out {P.his} cheeks.",
+            "\"Sometimes mornings are just hard,\" said {P.name}. \"Let's breathe in slowly, like smelling a flower.\"",
         )
         s.add(
             "{A.Name} breathed in and out, in and out.",
-            "{A.Name} puffed too, and {A.his} puff turned into a giggle.",
+            "{A.Name} breathed in, then blew out, and {A.his} shoulders went soft.",
         )
     elif s.chance(0.5):
         s.add(
