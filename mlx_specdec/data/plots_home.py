@@ -38,7 +38,7 @@ from .stories import (
 
 HOUSEHOLD = _phrases(
     "sofa | armchair | rocking chair | bookshelf | dresser | nightstand | bunk bed | "
-    "piano bench | rug | doormat | laundry basket | cupboard | radiator | stool | "
+    "piano bench | rug | laundry basket | cupboard | radiator | stool | "
     "coat rack | shoe rack | toy chest | ironing board | vacuum cleaner"
 )
 HIDING = [
@@ -79,8 +79,8 @@ SHOP_WRONG = _phrases(
     "a purple cake | a bag of candy | a bottle of bubble soap | a box of sparkly straws"
 )
 SCHOOL_THINGS = _phrases(
-    "pencil case | ruler | eraser | glue stick | scissors | sharpener | lunch box | "
-    "backpack | notebook | whiteboard | chalk | marker | folder | workbook | name tag"
+    "pencil case | ruler | eraser | glue stick | scissors | sharpener | reading book | "
+    "notebook | recorder | crayons | marker | folder | workbook | name tag | spelling list"
 )
 CRAFT = _phrases(
     "glitter | stickers | ribbon | buttons | gold stars | crayons | markers | "
@@ -281,16 +281,22 @@ def plot_new_baby(s: Story) -> None:
             "{P.Name} noticed and sat down next to {A.him}.",
             "Later, {P.name} came and found {A.him} on the stairs.",
         )
-        s.add(
+        job = s.rng.randrange(3)
+        s.add((
             "\"I have a very important job for you,\" {P.name} said. \"Can you sing {C.name} a song?\"",
             "\"Would you like to help me give {C.name} a bath?\" asked {P.name}.",
             "\"You know what? {C.Name} likes your voice best,\" {P.name} whispered.",
-        )
-        s.add(
+        )[job])
+        s.add(*((
             "{A.Name} sang a quiet song, and {C.name} stopped crying.",
+            "{A.Name} sang about a sleepy moon, and {C.name}'s eyes slowly closed.",
+        ), (
             "{A.Name} held the towel and the little yellow duck, and {C.name} kicked {C.his} feet.",
+            "{A.Name} poured warm water gently over {C.name}'s toes, and {C.he} cooed.",
+        ), (
             "{A.Name} leaned over the crib and hummed, and the baby's eyes went wide.",
-        )
+            "{A.Name} whispered a story into the crib, and {C.name} listened with big eyes.",
+        ))[job])
     else:
         s.add(
             "Then {C.name} began to cry, and nobody could make {C.him} stop.",
@@ -1158,14 +1164,14 @@ def plot_grandparents_visit(s: Story) -> None:
                       "make pancakes", "plant seeds in pots", "do a magic trick with a coin"]),
     )
     if s.chance(0.5):
-        s.add(
-            "{G2.Name} told stories about when {A.name}'s mom was little.",
-            "In the evenings, {G2.name} read stories in different silly voices.",
-        )
-        s.add(
-            "\"Did Mom really fall in the pond?\" {A.name} asked, giggling.",
-            "\"Again! Read it again!\" {A.name} begged.",
-        )
+        if s.chance(0.5):
+            s.add("{G2.Name} told stories about when {A.name}'s mom was little.")
+            s.add("\"Did Mom really fall in the pond?\" {A.name} asked, giggling.",
+                  "\"Did Mom really have a pet snail?\" asked {A.name}.")
+        else:
+            s.add("In the evenings, {G2.name} read stories in different silly voices.")
+            s.add("\"Again! Read it again!\" {A.name} begged.",
+                  "{A.Name} laughed so hard at the grumpy troll voice that {A.he} got the hiccups.")
     else:
         s.add(
             "One day, it rained, so they looked at the old photo album together.",
@@ -1511,16 +1517,15 @@ def plot_rainy_day(s: Story) -> None:
         "{P.Name} had an idea. \"Let's {g1}!\"",
     )
     if s.chance(0.5):
+        if s.chance(0.5):
+            s.add("But {B.name} wanted to {g2} instead, and they began to squabble.")
+            s.add("\"Why not do both?\" said {P.name}. \"One before lunch and one after.\"")
+        else:
+            s.add("But {A.name} and {B.name} both wanted to go first, and they began to squabble.")
+            s.add("\"Take turns,\" said {P.name}. \"{B.Name} goes first, then {A.name}.\"",
+                  "\"Let's flip a coin to see who goes first,\" said {P.name}.")
         s.add(
-            "{A.Name} and {B.name} argued about who should go first.",
-            "But {B.name} wanted to {g2} instead, and they began to squabble.",
-        )
-        s.add(
-            "\"Why not do both?\" said {P.name}. \"One before lunch and one after.\"",
-            "\"Take turns,\" said {P.name}. \"{B.Name} chooses first, then {A.name}.\"",
-        )
-        s.add(
-            "So they did one, then the other, and they both had fun.",
+            "So that's what they did, and they both had fun.",
             "That seemed fair, so they shook hands.",
         )
     else:
@@ -2076,7 +2081,7 @@ def plot_hide_and_seek(s: Story) -> None:
     )
     s.add(
         "{A.Name} tiptoed into the {room} and hid {spot}.",
-        "{A.Name} crept into the {room}. The best place was {spot}.",
+        "{A.Name} crept into the {room}, where the best place was {spot}.",
     )
     s.add(
         "\"Ready or not, here I come!\" called {B.name}.",
