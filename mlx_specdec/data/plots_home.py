@@ -22,7 +22,6 @@ from .stories import (
     GIRL_NAMES,
     PET_NAMES,
     Story,
-    Thing,
     Who,
     _article,
     _cap,
