@@ -8,7 +8,8 @@ import re
 import pytest
 
 from mlx_specdec.data import iter_stories, iter_texts
-from mlx_specdec.data.stories import PLOTS, Story, count_sentences, distinct_words, generate_story
+from mlx_specdec.data.generator import generate_story
+from mlx_specdec.data.stories import PLOTS, Story, count_sentences, distinct_words
 from mlx_specdec.errors import SpecDecError
 
 # ---------------------------------------------------------------------------
@@ -95,7 +96,7 @@ def test_hero_named_in_the_opening_stays_in_the_story(sample_20k):
         if m:
             checked += 1
             assert t.count(m.group(1)) >= 2, t
-    assert checked > 1000
+    assert checked > 400  # the newer plots often open without "named"
 
 
 @pytest.mark.slow

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from mlx_specdec.data.stories import iter_stories
+from mlx_specdec.data.generator import iter_stories
 from mlx_specdec.data.yardstick import yardstick_stories
 
 N_GRAM = 8

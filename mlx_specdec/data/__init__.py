@@ -1,6 +1,7 @@
 """Corpora: the bundled offline story generator and TinyStories readers.
 
     iter_texts("bundled")                      # generated stories, no download
+    iter_texts("bundled", split="shapes")      # only plot shapes no model trains on
     iter_texts("data/TinyStoriesV2-GPT4-train.txt")
     iter_texts("data/", split="valid")         # picks *valid*.txt / .json / .jsonl
     iter_texts("hub")                          # downloads roneneldan/TinyStories (online only)
@@ -12,7 +13,7 @@ from pathlib import Path
 from typing import Iterator
 
 from ..errors import SpecDecError
-from .stories import generate_story, iter_stories
+from .generator import generate_story, iter_stories
 from .tinystories import HUB_REPO, iter_hub, iter_path, normalise_split
 
 __all__ = ["iter_texts", "iter_stories", "generate_story", "parse_corpus"]
@@ -41,13 +42,15 @@ def parse_corpus(corpus: str) -> tuple[str, str | None]:
 
 def iter_texts(corpus: str = "bundled", split: str = "train", n: int | None = None,
                seed: int = 0) -> Iterator[str]:
-    """Stream stories of `split` ("train" or "valid") from a corpus, at most n.
+    """Stream stories of `split` ("train", "valid"; "shapes" for the bundled corpus) from a corpus, at most n.
 
     `seed` selects the bundled stream; files are read in their own order.
     Errors in the spec are raised here, before the first story is read.
     """
     kind, arg = parse_corpus(corpus)
-    split = normalise_split(split)
+    if split == "shapes" and kind != "bundled":
+        raise SpecDecError(f"only the bundled corpus has a 'shapes' split (held-out plot shapes), not {corpus!r}")
+    split = split if split == "shapes" else normalise_split(split)
     if n is not None and (not isinstance(n, int) or n < 0):
         raise SpecDecError(f"n must be a non-negative integer or None, got {n!r}")
     if kind == "bundled":

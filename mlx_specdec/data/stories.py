@@ -14,16 +14,16 @@ to the last. Where a plot offers a choice (share or not, stop to help or keep
 running, tell the truth now or later) a branch is taken and every later
 sentence follows that branch.
 
-Everything is deterministic for a given seed: story i of split s is written
-from ``random.Random(f"{seed}:{s}:{i}")``, so the "train" and "valid" splits
-come from disjoint seed streams and can be regenerated anywhere.
+These are the generator's first 38 plots ("classic"); the sibling modules
+plots_nature, plots_home, plots_town and plots_wonder add the rest, and
+:mod:`mlx_specdec.data.generator` draws stories from all of them.
 """
 
 from __future__ import annotations
 
 import random
 import re
-from typing import Callable, Iterator
+from typing import Callable
 
 # ---------------------------------------------------------------------------
 # Lexicon. Plain space-separated strings keep the lists easy to read and edit.
@@ -1842,47 +1842,6 @@ PLOTS: list[Callable[[Story], None]] = [
     plot_sick_day, plot_patience, plot_magic, plot_lost_in_place, plot_trade, plot_snow_day,
     plot_learn_skill, plot_job, plot_picnic,
 ]
-
-
-# ---------------------------------------------------------------------------
-# Public API
-# ---------------------------------------------------------------------------
-
-
-def generate_story(rng: random.Random) -> str:
-    """Write one story with the given random generator."""
-    # A plot rarely overshoots the 3-15 sentence range; drawing again from the
-    # same generator keeps the result a pure function of the seed.
-    for _ in range(8):
-        s = Story(rng)
-        rng.choice(PLOTS)(s)
-        # short stories get a describing sentence or two, so most land in 80-200 words
-        for _ in range(2):
-            text = s.text()
-            if len(text.split()) >= 85 or count_sentences(text) > 13 or "A" not in s.ctx:
-                break
-            add_detail(s)
-        text = s.text()
-        if 3 <= count_sentences(text) <= 15:
-            return text
-    return text
-
-
-def iter_stories(split: str = "train", n: int | None = None, seed: int = 0) -> Iterator[str]:
-    """Stream bundled stories, deterministic for (split, seed); n=None streams forever.
-
-    Story i of a split is written from its own generator seeded with
-    f"{seed}:{split}:{i}", so splits are disjoint seed streams, any story can be
-    regenerated alone and the stream is the same however much of it is read.
-    """
-    if not isinstance(split, str) or not split:
-        from ..errors import SpecDecError
-
-        raise SpecDecError(f"split must be a non-empty string such as 'train' or 'valid', got {split!r}")
-    i = 0
-    while n is None or i < n:
-        yield generate_story(random.Random(f"{seed}:{split}:{i}"))
-        i += 1
 
 
 _WORD = re.compile(r"[a-z']+")

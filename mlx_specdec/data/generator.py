@@ -1,0 +1,85 @@
+"""The bundled corpus: every plot module, a shape-held-out split, and the story streams.
+
+    iter_stories("train", 1000)    # training shapes, training seeds
+    iter_stories("valid", 1000)    # the same shapes, other seeds
+    iter_stories("shapes", 1000)   # only the held-out shapes: plots no model trains on
+
+A plot module (stories, plots_nature, plots_home, plots_town, plots_wonder)
+contributes plot functions; a plot's *shape* is its name without ``plot_``.
+About one shape in eight is held out of training for good: a shape is held
+out when the first byte of the SHA-1 of its name is divisible by 8, so the
+rule depends on the name alone and adding plots never moves an existing
+shape between splits. A model that memorised its training shapes does well
+on "valid" and badly on "shapes"; the hand-written yardstick
+(:mod:`mlx_specdec.data.yardstick`) is the test no generator wrote.
+
+Everything is deterministic: story i of split s is written from
+``random.Random(f"{seed}:{s}:{i}")``, so the splits are disjoint seed streams
+and any story can be regenerated alone.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+from typing import Callable, Iterator, Sequence
+
+from ..errors import SpecDecError
+from . import plots_home, plots_nature, stories  # TOWN_WONDER
+from .stories import Story, add_detail, count_sentences
+
+Plot = Callable[[Story], None]
+
+MODULES = (stories, plots_nature, plots_home)  # TOWN_WONDER
+SHAPES: dict[str, Plot] = {fn.__name__.removeprefix("plot_"): fn for m in MODULES for fn in m.PLOTS}
+
+
+def held_out(shape: str) -> bool:
+    """True for the shapes no model trains on (about one in eight, fixed by the name)."""
+    return hashlib.sha1(shape.encode()).digest()[0] % 8 == 0
+
+
+HELDOUT_SHAPES: tuple[str, ...] = tuple(sorted(s for s in SHAPES if held_out(s)))
+TRAIN_SHAPES: tuple[str, ...] = tuple(sorted(s for s in SHAPES if not held_out(s)))
+SPLIT_SHAPES = {"train": TRAIN_SHAPES, "valid": TRAIN_SHAPES, "shapes": HELDOUT_SHAPES}
+SPLITS = tuple(SPLIT_SHAPES)
+
+
+def generate_story(rng: random.Random, plots: Sequence[Plot] | None = None) -> str:
+    """Write one story with `rng`, from one of `plots` (default: every training shape)."""
+    plots = [SHAPES[s] for s in TRAIN_SHAPES] if plots is None else plots
+    # A plot rarely overshoots the 3-15 sentence range; drawing again from the
+    # same generator keeps the result a pure function of the seed.
+    for _ in range(8):
+        s = Story(rng)
+        rng.choice(plots)(s)
+        # short stories get a describing sentence or two, so most land in 80-200 words
+        for _ in range(2):
+            text = s.text()
+            if len(text.split()) >= 85 or count_sentences(text) > 13 or "A" not in s.ctx:
+                break
+            add_detail(s)
+        text = s.text()
+        if 3 <= count_sentences(text) <= 15:
+            return text
+    return text
+
+
+def iter_stories(split: str = "train", n: int | None = None, seed: int = 0) -> Iterator[str]:
+    """Stream bundled stories of `split` ("train", "valid" or "shapes"); n=None streams forever.
+
+    Story i of a split is written from its own generator seeded with
+    f"{seed}:{split}:{i}", so any story can be regenerated alone and the
+    stream is the same however much of it is read.
+    """
+    if split not in SPLIT_SHAPES:
+        raise SpecDecError(f"split must be one of {', '.join(SPLITS)}, got {split!r}")
+    plots = [SHAPES[s] for s in SPLIT_SHAPES[split]]
+    return _stream(split, plots, n, seed)
+
+
+def _stream(split: str, plots: list[Plot], n: int | None, seed: int) -> Iterator[str]:
+    i = 0
+    while n is None or i < n:
+        yield generate_story(random.Random(f"{seed}:{split}:{i}"), plots)
+        i += 1
