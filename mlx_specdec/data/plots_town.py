@@ -753,7 +753,7 @@ def plot_losing_well(s: Story) -> None:
         "But slowly {B.name} caught up.",
     )
     s.add(
-        "{B.Name} won.",
+        "{B.Name} reached the end first and won the whole game.",
         "In the end, {B.name} won by just one move.",
     )
     if s.chance(0.5):
@@ -950,8 +950,8 @@ def plot_friend_map(s: Story) -> None:
             "The map said the treasure was waiting by {m3}.",
         )
     s.add(
-        "There, in a little box, was {treasure}.",
-        "Hidden at {m3} was {treasure}.",
+        "There, in a little box, {A.name} found {treasure}.",
+        "Hidden at {m3}, {A.he} found {treasure}.",
     )
     s.add(
         "\"Surprise!\" shouted {B.name}, jumping out from behind a bush.",
@@ -1109,7 +1109,7 @@ def plot_post_office(s: Story) -> None:
         "The post office smelled like paper and glue, and a bell dinged when they opened the door.",
     )
     s.add(
-        "\"Good morning,\" said {C.name}, the clerk. \"What can I do for you?\"",
+        "\"Good morning, what can I do for you?\" asked {C.name}, the clerk.",
         "{C.Name} smiled over the counter. \"Sending something special?\"",
     )
     s.add(
@@ -1119,7 +1119,7 @@ def plot_post_office(s: Story) -> None:
     if s.chance(0.5):
         s.add(
             "But {A.name} had forgotten to write the address!",
-            "Then {C.name} looked at it. \"Hmm, there's no address on this.\"",
+            "\"Hmm, there's no address on this,\" said {C.name}.",
         )
         s.add(
             "{P.Name} knew it by heart, and {A.name} wrote it in {A.his} best letters.",
@@ -1139,7 +1139,7 @@ def plot_post_office(s: Story) -> None:
         "\"Where does it go now?\" {A.name} wondered out loud.",
     )
     s.add(
-        "\"In a few days,\" said {C.name}. \"It'll ride in trucks and maybe even a plane.\"",
+        "\"In a few days,\" said {C.name}, \"and it'll ride in trucks and maybe even a plane.\"",
         "\"On a long journey,\" {C.name} said, and {C.he} winked.",
     )
     _close(s, A, [
@@ -1270,7 +1270,7 @@ def plot_street_festival(s: Story) -> None:
         "Music floated through {A.name}'s window, and {A.he} knew the festival had begun.",
     )
     s.add(
-        "There were {f1} and {f2}.",
+        "{A.Name} went with {B.name}, and there were {f1} and {f2}.",
         "{A.Name} and {B.name} saw {f1}, and then {f2}.",
     )
     s.add(
@@ -1491,7 +1491,7 @@ def plot_lost_dog_poster(s: Story) -> None:
     s.ctx.update(A=A, B=B, dog=dog, look=look, spot=spot, town=_town(s))
     s.add(
         "On the lamppost outside the library, there was a new poster: LOST DOG.",
-        "{A.Name} saw a poster taped to a tree. It said LOST DOG in big letters.",
+        "{A.Name} saw a poster taped to a tree that said LOST DOG in big letters.",
         "Posters were everywhere in {town}: LOST DOG, PLEASE HELP.",
     )
     s.add(
@@ -1525,8 +1525,8 @@ def plot_lost_dog_poster(s: Story) -> None:
             "They didn't see the dog anywhere, so they told everyone they met.",
         )
         s.add(
-            "The next morning, the mail carrier knocked. \"I saw that dog {spot}!\"",
-            "Later, a shopkeeper called. The dog had been seen {spot}.",
+            "\"I saw that dog {spot}!\" said the mail carrier the next morning.",
+            "Later, a shopkeeper called to say the dog had been seen {spot}.",
         )
         s.add(
             "They ran to the spot, and there {dog} was, wagging {its} tail.",
@@ -1736,7 +1736,7 @@ def plot_hot_air_balloon(s: Story) -> None:
         pilot = Who(pilot.name, "he", "balloon pilot")
     sight = s.pick(BALLOON_SIGHTS)
     s.ctx.update(A=A, P=P, pilot=pilot, sight=sight,
-                 col=s.pick(["red and yellow", "blue and white", "rainbow", "orange and purple"]))
+                 col=s.pick(["red and yellow", "blue and white", "rainbow-striped", "orange and purple"]))
     s.add(
         "For {A.his} birthday, {A.name} and {P.name} got to ride in a hot air balloon.",
         "Early one morning, {A.name} and {P.name} drove to a wide field where a balloon was waiting.",
@@ -1747,7 +1747,7 @@ def plot_hot_air_balloon(s: Story) -> None:
         "With a loud WHOOSH, the burner roared, and the {col} balloon stood up tall.",
     )
     s.add(
-        "The pilot, {pilot.name}, helped them into the basket.",
+        "The pilot, {pilot.name}, helped {A.name} into the basket.",
         "\"Climb in,\" said {pilot.name}, the pilot. \"Hold on to the edge.\"",
     )
     s.add(
@@ -1768,7 +1768,7 @@ def plot_hot_air_balloon(s: Story) -> None:
             "So {A.name} peeked, and then {A.he} couldn't stop looking.",
         )
     s.add(
-        "Below them, {A.he} could see {sight}.",
+        "Far below, {A.he} could see {sight}.",
         "From up there, {A.name} saw {sight}.",
     )
     s.add(
@@ -1832,7 +1832,7 @@ def plot_late_train(s: Story) -> None:
         )
     s.add(
         "At last, the train came rumbling in with a long whistle.",
-        "Then they heard it: a distant hoot, and the train came around the bend.",
+        "Then {A.name} heard it: a distant hoot, and the train came around the bend.",
     )
     _close(s, A, [
         "\"That was the best waiting ever,\" said {A.name} as they climbed on.",
@@ -1861,7 +1861,7 @@ def plot_first_swim(s: Story) -> None:
         "{A.Name} held on tight to {gear}.",
     )
     s.add(
-        "\"Hi, I'm {C.name},\" said the teacher. \"We'll start slow.\"",
+        "\"Hi, I'm {C.name}, and we'll start slow,\" said the teacher.",
         "{C.Name} smiled from the water. \"Sit on the edge and kick your feet first.\"",
     )
     s.add(
@@ -1869,7 +1869,7 @@ def plot_first_swim(s: Story) -> None:
         "Splash, splash! {A.Name}'s feet made a little storm.",
     )
     s.add(
-        "\"Now blow bubbles,\" said {C.name}. \"Like a fish.\"",
+        "\"Now blow bubbles like a fish,\" said {C.name}.",
         "Then {C.name} asked {A.him} to put {A.his} face in the water.",
     )
     if s.chance(0.5):
@@ -2011,7 +2011,7 @@ def plot_training_wheels(s: Story) -> None:
         )
     else:
         s.add(
-            "{A.Name} got right back up. \"Again!\"",
+            "\"Again!\" said {A.name}, getting right back up.",
             "{A.Name} brushed off the grass and climbed back on.",
         )
     s.add(
@@ -2023,7 +2023,7 @@ def plot_training_wheels(s: Story) -> None:
         "{A.Name} didn't know {P.name} had let go, but {P.he} had.",
     )
     s.add(
-        "\"I'm doing it!\" {A.name} shouted. \"I'm really doing it!\"",
+        "\"I'm doing it, I'm really doing it!\" {A.name} shouted.",
         "\"Look at me!\" yelled {A.name}, zooming down the sidewalk.",
     )
     _close(s, A, [
@@ -2053,7 +2053,7 @@ def plot_cookie_mystery(s: Story) -> None:
     )
     s.add(
         "\"It wasn't me!\" said {A.name}.",
-        "\"I didn't do it,\" {A.name} said. \"I'll prove it.\"",
+        "\"I didn't do it, and I'll prove it,\" {A.name} said.",
     )
     s.add(
         "{A.Name} put on {A.his} detective hat and took out a magnifying glass.",
@@ -2074,11 +2074,11 @@ def plot_cookie_mystery(s: Story) -> None:
     if s.chance(0.5):
         s.add(
             "\"Case closed!\" said {A.name}.",
-            "\"Aha!\" {A.name} laughed. \"Mystery solved!\"",
+            "\"Aha, mystery solved!\" {A.name} laughed.",
         )
         s.add(
             "{P.Name} said sorry for blaming {A.name}.",
-            "\"I should have asked first,\" said {P.name}. \"Sorry.\"",
+            "\"Sorry, I should have asked first,\" said {P.name}.",
         )
     else:
         s.add(
