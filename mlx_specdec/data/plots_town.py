@@ -1477,7 +1477,7 @@ def plot_bakery_first(s: Story) -> None:
         "{Bk.Name} taped {A.name}'s coin above the till and wrote FIRST CUSTOMER under it.",
     )
     _close(s, A, [
-        "Every time {A.name} visits, {A.he} looks at the coin on the wall and smiles.",
+        "Every time {A.name} went back, {A.he} looked at the coin on the wall and smiled.",
         "By noon, there was a line out the door, but {A.name} had been first.",
     ])
 
@@ -1892,7 +1892,7 @@ def plot_first_swim(s: Story) -> None:
         )
         s.add(
             "{A.He} came up sputtering and grinning.",
-            "When {A.he} popped up, {A.he} was laughing.",
+            "When {A.he} popped up, {A.he} {A.was} laughing.",
         )
     s.add(
         "\"You're a fish!\" cheered {C.name}.",
