@@ -20,6 +20,7 @@ from __future__ import annotations
 from typing import Callable
 
 from .stories import (
+    _article,
     BOY_NAMES,
     GIRL_NAMES,
     Story,
@@ -116,11 +117,11 @@ STAR_RESCUES = [
 ]
 TREE_WISHES = [
     # (what the tree asked, what the hero did)
-    ("my branches are so itchy. Could you scratch my bark?",
+    ("My branches are so itchy. Could you scratch my bark?",
      "climbed up and scratched the bark with a pinecone until the tree sighed happily"),
     ("I'm so lonely here. Would you tell me a story?",
      "sat down on a root and told the tree every story {A.he} knew"),
-    ("a woodpecker keeps knocking on my head. Could you ask him to stop?",
+    ("A woodpecker keeps knocking on my head. Could you ask him to stop?",
      "found the woodpecker and asked him to knock on the old fence post instead"),
     ("I've always wanted to see the sea. Would you tell me what it looks like?",
      "described the waves, the shells and the salty wind until the leaves shivered with joy"),
@@ -252,7 +253,7 @@ WONDER_BAD = _words("gloomy glum nervous sheepish embarrassed puzzled jittery fo
 
 WONDER_ENDINGS = _phrases(
     "And that is how the most magical day ended. | "
-    "{A.Name} still smiles whenever {A.he} thinks of it. | "
+    "{A.Name} still smiles whenever {A.he} think{A.s} of it. | "
     "Some people say it was only a dream, but {A.name} knows better. | "
     "And if you listen very carefully at night, you might hear them laughing still. | "
     "It was a funny, wonderful day. | "
@@ -366,11 +367,12 @@ def plot_toys_wake_at_night(s: Story) -> None:
 def plot_shy_dragon(s: Story) -> None:
     A = _being(s, "dragon", DRAGON_NAMES, adj=s.pick(["shy", "little", "quiet", "timid"]))
     B = _friend(s)
-    s.ctx.update(A=A, B=B, color=s.pick(["green", "purple", "orange", "blue", "golden"]))
+    color = s.pick(["green", "purple", "orange", "blue", "golden"])
+    s.ctx.update(A=A, B=B, acolor=f"{_article(color)} {color}")
     s.add(
         "High on a misty mountain lived {A.a} named {A.name}.",
         "In a cave behind a waterfall, there lived {A.a} called {A.name}.",
-        "{A.Name} was a {color} dragon, and {A.he} was the shyest dragon in the whole kingdom.",
+        "{A.Name} was {acolor} dragon, and {A.he} was the shyest dragon in the whole kingdom.",
     )
     s.add(
         "Whenever anyone came near, {A.name} hid behind a rock and blushed bright pink.",
@@ -508,11 +510,10 @@ def plot_tiny_king(s: Story) -> None:
         "\"A king must wear a big crown,\" he said stubbornly. \"Everyone knows that.\"",
         "\"I'm king, so my crown has to be the biggest,\" {A.name} grumbled.",
     )
-    s.add("Then {helper} had an idea.", "One day, {helper} spoke up.")
     if s.chance(0.5):
         s.add(
-            "\"A king is big because of his kind heart, not his crown,\" {helper} said.",
-            "\"Your people love you because you're fair, not because your hat is huge,\" said {helper}.",
+            "One day, {helper} said, \"A king is big because of his kind heart, not his crown.\"",
+            "Then {helper} spoke up: \"Your people love you because you're fair, not because your hat is huge.\"",
         )
         s.add(
             "So {K} tried a little crown made of daisies.",
@@ -523,6 +524,7 @@ def plot_tiny_king(s: Story) -> None:
             "Now he could see where he was going, and he didn't sit on the cat once.",
         )
     else:
+        s.add("Then {helper} had an idea.", "One day, {helper} spoke up with a clever plan.")
         s.add(
             "They turned the big crown upside down and filled it with water.",
             "They put the giant crown in the garden and planted flowers in it.",
@@ -754,9 +756,9 @@ def plot_star_in_pond(s: Story) -> None:
         "{X.Name} twinkled goodbye, and {last}.",
     )
     _close(s, A, [
-        "Now, every night, one star winks at {A.name}'s window, and {A.he} always winks back.",
+        "Now, every night, one star winks at {A.name}'s window, and {A.he} always wink{A.s} back.",
         "{A.Name} went back to bed with damp feet and a very big secret.",
-        "Whenever {A.name} looks at the pond, {A.he} remembers the night a star went swimming.",
+        "Whenever {A.name} looks at the pond, {A.he} remember{A.s} the night a star went swimming.",
     ])
 
 
@@ -779,12 +781,12 @@ def plot_talking_tree(s: Story) -> None:
         "\"Who said that?\" {A.name} whispered, looking all around.",
     )
     s.add(
-        "\"Of course I did,\" said the tree, \"and my name is {T.name}.\"",
+        "\"It was me,\" said the tree, \"and my name is {T.name}.\"",
         "\"I'm {T.name},\" rumbled the tree. \"Most people are in too much of a hurry to hear me.\"",
     )
     s.add(
-        "\"Little one, {ask}\"",
-        "\"I have a favor to ask,\" {T.name} said. \"{ask}\"",
+        "\"{ask}\" {T.name} asked.",
+        "\"{ask}\" {T.name} said with a creak.",
     )
     if s.chance(0.6):
         s.add("{A.Name} nodded and {did}.", "\"Of course!\" said {A.name}, and {A.he} {did}.")
@@ -842,7 +844,7 @@ def plot_sock_monster(s: Story) -> None:
     if s.chance(0.5):
         s.add(
             "\"Why are you eating my socks?\" {A.name} asked.",
-            "\"Those are MY socks!\" {A.name} said, hands on {A.his} hips.",
+            "\"Why are you eating MY socks?\" {A.name} demanded, hands on {A.his} hips.",
         )
         s.add(
             "\"Because they're delicious, and stripy ones taste like lemon,\" {M.name} said.",
@@ -1123,7 +1125,7 @@ def plot_door_in_tree(s: Story) -> None:
     who, inside = s.pick(DOOR_FOLK)
     s.ctx.update(A=A, who=who, inside=inside, col=s.pick(["red", "blue", "green", "yellow"]))
     s.add(
-        "{A.Name} was walking through the woods when {A.he} saw something strange.",
+        "{A.Name} was walking through the woods when {A.he} saw a tiny {col} door at the bottom of an old tree.",
         "One afternoon, {A.name} found a tiny {col} door at the bottom of an old tree.",
         "Behind {A.name}'s house was a hollow tree, and at its roots was a little {col} door.",
     )
@@ -1176,7 +1178,7 @@ def plot_door_in_tree(s: Story) -> None:
     _close(s, A, [
         "{A.Name} never told anyone where the door was. Some secrets are too special to share.",
         "The next day, {A.name} knocked again, but this time {A.he} brought a cookie to share.",
-        "Now, whenever {A.name} sees an old tree, {A.he} always checks the roots.",
+        "Now, whenever {A.name} sees an old tree, {A.he} always check{A.s} the roots.",
     ])
 
 
@@ -1376,7 +1378,7 @@ def plot_unicorn_cold(s: Story) -> None:
     )
     s.add(
         "With every sneeze, flowers turned blue and a tree grew polka dots.",
-        "Each sneeze was more magical than the last, and the meadow was soon a glittery mess.",
+        "Each sneeze was more magical than the last: the daisies turned blue, and an old tree grew pink polka dots.",
     )
     s.add(
         "{A.Name}'s friend {B.name} the {B.kind} came running.",
@@ -1460,7 +1462,7 @@ def plot_silly_hat_contest(s: Story) -> None:
             "The contest was full of wonderful hats, like a hat made of spaghetti and one with a live hen on it.",
         )
         s.add(
-            "When the judges came to {A.name}, {b1} fell off and bounced on the judge's nose.",
+            "When the judges came to {A.name}, a piece of the hat fell off and bounced on the judge's nose.",
             "Just as the judge leaned closer, {A.his} hat gave a big wobble and a loud squeak.",
         )
         s.add(
@@ -1837,12 +1839,13 @@ def plot_singing_teapot(s: Story) -> None:
 
 def plot_kite_ride(s: Story) -> None:
     A = s.kid()
-    s.ctx.update(A=A, sight1=s.fill(s.pick(KITE_SIGHTS), A=A), col=s.pick(["red", "yellow", "rainbow", "blue", "orange"]),
+    colr = s.pick(["red", "yellow", "rainbow", "blue", "orange"])
+    s.ctx.update(A=A, sight1=s.fill(s.pick(KITE_SIGHTS), A=A), colr=colr, acol=f"{_article(colr)} {colr}",
                  tail=s.pick(["bows", "ribbons", "paper stars", "little flags"]))
     s.add(
-        "{A.Name} had a {col} kite with a long tail of {tail}.",
-        "It was a very windy day, perfect for {A.name}'s new {col} kite.",
-        "{A.Name} ran up the hill, pulling {A.his} {col} kite behind {A.him}.",
+        "{A.Name} had {acol} kite with a long tail of {tail}.",
+        "It was a very windy day, perfect for {A.name}'s new {colr} kite.",
+        "{A.Name} ran up the hill, pulling {A.his} {colr} kite behind {A.him}.",
     )
     s.add(
         "The wind caught the kite, and up it went, higher than the trees.",
@@ -1893,7 +1896,7 @@ def plot_kite_ride(s: Story) -> None:
     _close(s, A, [
         "After that, {A.name} only flew {A.his} kite on gentle days, but {A.he} always hoped for a big gust.",
         "Nobody believed {A.name}'s story, except the cow.",
-        "{A.Name} still dreams about flying, and in {A.his} dreams, {A.he} never lets go.",
+        "{A.Name} still dreams about flying, and in {A.his} dreams, {A.he} never let{A.s} go.",
     ])
 
 
