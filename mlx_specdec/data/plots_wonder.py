@@ -254,18 +254,25 @@ WONDER_BAD = _words("gloomy glum nervous sheepish embarrassed puzzled jittery fo
 WONDER_ENDINGS = _phrases(
     "And that is how the most magical day ended. | "
     "{A.Name} still smiles whenever {A.he} think{A.s} of it. | "
-    "Some people say it was only a dream, but {A.name} knows better. | "
-    "And if you listen very carefully at night, you might hear them laughing still. | "
     "It was a funny, wonderful day. | "
+    "Nobody who was there ever forgot it. | "
+    "And that was the most wonderful day of all. | "
     "The end, or maybe just the beginning."
 )
+# Names that only suit one pronoun; any other creature name takes he or she.
+SHE_NAMES = set(_words(
+    "Bertha Hulda Tilly Greta Ingrid Merribel Wanda Polly Rosie Clementine Lulu Tippy "
+    "Dottie Trixie Tricia Marina Pearl Coral Nerissa Delphine Shelly Ondine Kelpie"
+)) | {"Grandmother Oak", "Auntie Elm", "Captain Rosie", "Captain Moll"}
+HE_NAMES = set(_words("Gus Olaf Boris Magnus Ned Bertie Humphrey Rufus Duke Buster Norbert")) | {
+    "Mister Willow", "Old Rootbeard", "Pale Pete"}
 
 
 def _being(s: Story, kind: str, names: list[str], pron: str | None = None, adj: str = "") -> Who:
     """A named make-believe creature; names may use '_' for a space."""
     name = s._fresh(names).replace("_", " ")
     if pron is None:
-        pron = "he" if s.chance(0.5) else "she"
+        pron = "she" if name in SHE_NAMES else "he" if name in HE_NAMES else s.pick(["he", "she"])
     w = Who(name, pron, kind, adj)
     return w
 
@@ -489,7 +496,7 @@ def plot_tiny_king(s: Story) -> None:
     s.ctx.update(A=A, K=f"King {A.name}", helper=s.pick(["the royal cook", "a wise old mouse", "the queen",
                                                           "the palace gardener", "a little page boy"]))
     s.add(
-        "In a kingdom far away lived a tiny king named {K}.",
+        "In a kingdom far away lived a tiny king named {A.name}.",
         "{K} was the smallest king who ever ruled a kingdom.",
         "Once upon a time, there was a very small king called {K}, with a very big crown.",
     )
@@ -764,7 +771,7 @@ def plot_star_in_pond(s: Story) -> None:
 
 def plot_talking_tree(s: Story) -> None:
     A = s.character(0.2)
-    T = _being(s, "tree", TREE_NAMES, pron=s.pick(["he", "she"]))
+    T = _being(s, "tree", TREE_NAMES)
     ask, did = s.pick(TREE_WISHES)
     s.ctx.update(A=A, T=T, ask=ask, did=s.fill(did, A=A))
     s.add(
@@ -939,8 +946,6 @@ def plot_snowman_summer(s: Story) -> None:
 
 def plot_pirate_scared_of_water(s: Story) -> None:
     A = _being(s, "pirate", PIRATE_NAMES)
-    if A.name in ("Captain Rosie", "Captain Moll"):
-        A = Who(A.name, "she", "pirate")
     s.ctx.update(A=A, crew=s.pick(PIRATE_CREW), ship=s.pick(["the Soggy Biscuit", "the Wobbly Gull",
                                                              "the Salty Pickle", "the Jolly Jellyfish"]))
     s.add(
@@ -1478,7 +1483,7 @@ def plot_silly_hat_contest(s: Story) -> None:
 
 def plot_cat_thinks_dog(s: Story) -> None:
     A = _being(s, "cat", CAT_NAMES, adj=s.pick(["ginger", "striped", "black", "fluffy", "little"]))
-    D = _being(s, "dog", _words("Rufus Bingo Barkley Duke Buster Rosie Maxi Pudding"), pron=s.pick(["he", "she"]))
+    D = _being(s, "dog", _words("Rufus Bingo Barkley Duke Buster Rosie Maxi Patch"))
     s.ctx.update(A=A, D=D, habit1=s.fill(s.pick(DOG_HABITS), A=A))
     s.add(
         "{A.Name} was {A.a} who lived with a big family and a big dog named {D.name}.",
@@ -1779,7 +1784,7 @@ def plot_runaway_shadow(s: Story) -> None:
 
 
 def plot_singing_teapot(s: Story) -> None:
-    A = _being(s, "teapot", TEAPOT_NAMES, pron=s.pick(["he", "she"]),
+    A = _being(s, "teapot", TEAPOT_NAMES,
                adj=s.pick(["round", "old", "flowery", "chipped", "little"]))
     B = s.kid()
     s.ctx.update(A=A, B=B, song=s.pick(TEA_SONGS), G=s.pick(["grandma", "aunt", "grandpa", "uncle"]))
