@@ -684,7 +684,7 @@ def plot_rain_cloud(s: Story) -> None:
     )
     s.add(
         "Then {A.name} floated over {dry}.",
-        "One hot day, {A.name} drifted above {dry}.",
+        "One hot day, {A.name} sailed above {dry}.",
     )
     s.add(
         "\"Please, rain,\" a farmer said, looking up. \"We're so thirsty.\"",
@@ -1546,11 +1546,11 @@ def plot_cat_thinks_dog(s: Story) -> None:
 def plot_long_noodle(s: Story) -> None:
     A = s.kid()
     P = s.parent(A)
-    p1, p2, p3 = s.rng.sample(NOODLE_PLACES, 3)
+    p1, p2, p3 = (NOODLE_PLACES[i] for i in sorted(s.rng.sample(range(len(NOODLE_PLACES)), 3)))
     s.ctx.update(A=A, P=P, p1=p1, p2=p2, p3=p3)
     s.add(
         "It was spaghetti night, and {A.name} was very hungry.",
-        "{P.Name} put a big bowl of noodles in front of {A.name}.",
+        "{A.Name} sat at the table while {P.name} put down a big bowl of noodles.",
         "{A.Name} loved noodles more than anything, especially long ones.",
     )
     s.add(
@@ -1735,7 +1735,7 @@ def plot_runaway_shadow(s: Story) -> None:
         "Everybody has a shadow, and {A.name}'s shadow was usually very well behaved.",
     )
     s.add(
-        "The shadow waved at {A.him}, peeled itself off the ground and ran away!",
+        "{A.His} shadow waved at {A.him}, peeled itself off the ground and ran away!",
         "Suddenly, {A.his} shadow let go of {A.his} feet and skipped off down the street.",
     )
     s.add(
