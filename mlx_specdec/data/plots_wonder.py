@@ -21,11 +21,8 @@ from typing import Callable
 
 from .stories import (
     _article,
-    BOY_NAMES,
-    GIRL_NAMES,
     Story,
     Who,
-    _cap,
     _phrases,
     _words,
     ending,
