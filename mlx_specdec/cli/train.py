@@ -19,7 +19,8 @@ def parse_args(argv=None):
     p.add_argument("--ladder", action="store_true", help="train storylm-1m then storylm-5m, one shared tokenizer")
     p.add_argument("--ladder-presets", default="storylm-1m,storylm-5m")
     p.add_argument("--evaluate", nargs="+", metavar="MODEL",
-                   help="only report the valid-split loss of these store folders (uses --corpus, --valid-stories, --seq-len)")
+                   help="only report these store folders' held-out losses: the corpus's valid split (--corpus, "
+                        "--valid-stories, --seq-len), the held-out plot shapes and the hand-written yardstick")
     return p, p.parse_args(argv)
 
 
@@ -35,8 +36,10 @@ def _main(args, invocation: str) -> int:
         res = evaluate_models(args.evaluate, given.get("corpus", "bundled"), given.get("valid_stories", 2000),
                               given.get("seq_len", 256), given.get("data_seed", 0))
         for r in res:
+            shapes = f", held-out shapes {r['shapes_loss']:.4f}" if "shapes_loss" in r else ""
             print(f"{r['model']}: {r['parameters']:,} parameters, valid loss {r['valid_loss']:.4f} "
-                  f"(perplexity {r['perplexity']:.3f}) on {r['targets']:,} held-out targets")
+                  f"(perplexity {r['perplexity']:.3f}) on {r['targets']:,} held-out targets{shapes}, "
+                  f"hand-written yardstick {r['yardstick_loss']:.4f} on {r['yardstick_targets']:,} targets")
     elif args.ladder:
         train_ladder(TrainConfig(**given), args.ladder_presets.split(","), given.get("out", "models"), set(given),
                      invocation)

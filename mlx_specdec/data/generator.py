@@ -25,12 +25,12 @@ import random
 from typing import Callable, Iterator, Sequence
 
 from ..errors import SpecDecError
-from . import plots_home, plots_nature, stories  # TOWN_WONDER
+from . import plots_home, plots_nature, plots_town, plots_wonder, stories
 from .stories import Story, add_detail, count_sentences
 
 Plot = Callable[[Story], None]
 
-MODULES = (stories, plots_nature, plots_home)  # TOWN_WONDER
+MODULES = (stories, plots_nature, plots_home, plots_town, plots_wonder)
 SHAPES: dict[str, Plot] = {fn.__name__.removeprefix("plot_"): fn for m in MODULES for fn in m.PLOTS}
 
 

@@ -29,7 +29,9 @@ from pathlib import Path
 import mlx.core as mx
 import mlx.nn as nn
 import numpy as np
+from mlx.utils import tree_flatten
 
+from ..data.generator import HELDOUT_SHAPES
 from ..errors import SpecDecError
 from ..models.hybrid import HYBRID_PRESETS, architecture, build_hybrid, context_length
 from ..models.storylm import PRESETS, build, num_parameters, preset
@@ -44,11 +46,13 @@ PROG = "python -m mlx_specdec.train"
 # given): chosen for a 2-core CPU; see the model cards for what they reached.
 PRESET_DEFAULTS = {
     "storylm-tiny": dict(lr=3e-3, batch_size=8, seq_len=64),
-    "storylm-1m": dict(lr=2e-3, batch_size=16, seq_len=256, warmup=50, time_budget_min=10.0),
-    "storylm-5m": dict(lr=1.5e-3, batch_size=16, seq_len=256, warmup=100, time_budget_min=30.0),
-    "storylm-30m": dict(lr=6e-4, batch_size=32, seq_len=256, warmup=200, time_budget_min=240.0),
+    "storylm-1m": dict(lr=2e-3, batch_size=16, seq_len=256, warmup=50, time_budget_min=12.0),
+    "storylm-5m": dict(lr=1.5e-3, batch_size=16, seq_len=256, warmup=50, time_budget_min=32.0),
+    # ~100 minutes beside the 1M/5M jobs on the 2-core CI machine; fewer, cheaper validations.
+    "storylm-30m": dict(lr=1e-3, batch_size=16, seq_len=256, warmup=50, time_budget_min=100.0,
+                        eval_every=50, eval_rows=32),
     # A hybrid (mlx-lm's lfm2) on storylm-5m's data settings, so its valid loss is comparable.
-    "storylm-5m-hybrid": dict(lr=1.5e-3, batch_size=16, seq_len=256, warmup=100, time_budget_min=25.0),
+    "storylm-5m-hybrid": dict(lr=1.5e-3, batch_size=16, seq_len=256, warmup=50, time_budget_min=15.0),
 }
 
 
@@ -74,6 +78,7 @@ class TrainConfig(loop.RunConfig):
     tokenizer_stories: int = 50_000
     data_cache: str | None = None  # where tokenized rows are cached; default run dir
     sample_tokens: int = 80
+    no_yardstick: bool = False  # else every validation scores the hand-written stories and the best weights are kept
 
     LOCAL = loop.RunConfig.LOCAL + ("tokenizer", "data_cache")
 
@@ -125,6 +130,43 @@ def evaluate(model, rows: np.ndarray, batch_size: int) -> float:
     return total / count
 
 
+def story_loss(model, stories: list[list[int]], batch_size: int = 8) -> float:
+    """Mean nats per target token over whole stories, each scored alone ([BOS] story [EOS]).
+
+    Stories are batched by length with right padding that no loss counts, so
+    the figure does not depend on how rows are packed or on seq_len.
+    """
+    order = sorted(range(len(stories)), key=lambda i: len(stories[i]))
+    total, count = 0.0, 0
+    for i in range(0, len(order), batch_size):
+        batch = [stories[j] for j in order[i : i + batch_size]]
+        width = max(len(ids) for ids in batch)
+        ids = np.zeros((len(batch), width), np.int32)
+        mask = np.zeros((len(batch), width - 1), np.float32)
+        for r, row in enumerate(batch):
+            ids[r, : len(row)] = row
+            mask[r, : len(row) - 1] = 1.0
+        x = mx.array(ids)
+        losses = nn.losses.cross_entropy(model(x[:, :-1]), x[:, 1:], reduction="none")
+        total += (losses * mx.array(mask)).sum().item()
+        count += int(mask.sum())
+    return total / count
+
+
+def yardstick_tokens(tok, max_len: int) -> list[list[int]]:
+    """The hand-written yardstick, tokenized as training sees a story (cut to the context)."""
+    from ..data.yardstick import yardstick_stories
+
+    return [tok.encode(t, bos=True, eos=True)[: max_len + 1] for t in yardstick_stories()]
+
+
+def shapes_tokens(tok, n: int, max_len: int, data_seed: int = 0) -> list[list[int]]:
+    """n stories of the generator's held-out plot shapes (the bundled 'shapes' split)."""
+    from ..data import iter_texts
+
+    return [tok.encode(t, bos=True, eos=True)[: max_len + 1] for t in iter_texts("bundled", "shapes", n, data_seed)]
+
+
 def greedy_sample(model, tok, prompt: str, max_tokens: int) -> str:
     """Cached greedy continuation, stopping at EOS; returns prompt + continuation."""
     cache = model.make_cache()
@@ -141,37 +183,60 @@ def greedy_sample(model, tok, prompt: str, max_tokens: int) -> str:
     return tok.decode([i for i in ids if i != tok.bos_id] + out)
 
 
-def evaluate_models(paths, corpus: str = "bundled", n_stories: int = 2000, seq_len: int = 256,
-                    data_seed: int = 0, batch_size: int = 16) -> list[dict]:
-    """Held-out loss of store models on the same valid-split rows (per tokenizer).
+SHAPES_STORIES = 500  # held-out-shape stories scored by --evaluate and during training
 
-    This is the ladder's yardstick: every model sees exactly the same targets,
-    packed as in training, with its weights as stored (fp16-rounded).
+
+def evaluate_models(paths, corpus: str = "bundled", n_stories: int = 2000, seq_len: int = 256,
+                    data_seed: int = 0, batch_size: int = 16, shapes_stories: int = SHAPES_STORIES) -> list[dict]:
+    """Held-out losses of store models, every model on the same targets (per tokenizer).
+
+    - valid_loss: the corpus's valid split, packed into rows as in training;
+    - shapes_loss: whole stories of plot shapes no model trained on (bundled corpus only);
+    - yardstick_loss: the hand-written stories no generator wrote and no model trained on.
+
+    Weights are used as stored (fp16-rounded).
     """
     from ..models.store import load_any_store
 
     cfg = TrainConfig(corpus=corpus, data_seed=data_seed)
-    rows_by_tok, results = {}, []
+    by_tok, results = {}, []
     for path in paths:
         model, tok = load_any_store(path)
-        if tok.fingerprint not in rows_by_tok:
-            rows_by_tok[tok.fingerprint] = pack(encode_split(cfg, tok, "valid", n_stories), seq_len)
-        rows = rows_by_tok[tok.fingerprint]
+        if tok.fingerprint not in by_tok:
+            by_tok[tok.fingerprint] = (
+                pack(encode_split(cfg, tok, "valid", n_stories), seq_len),
+                shapes_tokens(tok, shapes_stories, seq_len, data_seed) if corpus == "bundled" and shapes_stories else None,
+                yardstick_tokens(tok, seq_len),
+            )
+        rows, shapes, yard = by_tok[tok.fingerprint]
         loss = evaluate(model, rows, batch_size)
-        results.append(dict(model=str(path), parameters=num_parameters(model), valid_loss=loss,
-                            perplexity=math.exp(loss), targets=int(rows.size - len(rows))))
+        res = dict(model=str(path), parameters=num_parameters(model), valid_loss=loss,
+                   perplexity=math.exp(loss), targets=int(rows.size - len(rows)))
+        if shapes is not None:
+            res["shapes_loss"] = story_loss(model, shapes, batch_size)
+        res["yardstick_loss"] = story_loss(model, yard, batch_size)
+        res["yardstick_targets"] = sum(len(ids) - 1 for ids in yard)
+        results.append(res)
     return results
 
 
 
 class StoryLMTask(loop.Task):
-    """Next-token cross-entropy on rows of seq_len+1 tokens (inputs and shifted targets)."""
+    """Next-token cross-entropy on rows of seq_len+1 tokens (inputs and shifted targets).
 
-    fields = ["step", "tokens", "train_loss", "valid_loss", "lr", "tokens_per_s", "elapsed_s"]
+    Every validation also scores the hand-written yardstick; the weights with
+    the lowest yardstick loss are kept (a reference, no copy) and are the ones
+    saved when they beat the final weights: early stopping on text no model
+    trains on. A resumed run keeps the best of the part it ran itself.
+    """
 
-    def __init__(self, cfg: TrainConfig, vocab_size: int, valid_rows: np.ndarray):
+    fields = ["step", "tokens", "train_loss", "valid_loss", "yardstick_loss", "lr", "tokens_per_s", "elapsed_s"]
+
+    def __init__(self, cfg: TrainConfig, vocab_size: int, valid_rows: np.ndarray, yardstick=None):
         self.cfg, self.vocab_size, self.all_valid = cfg, vocab_size, valid_rows
+        self.yardstick = yardstick or []
         self.tokens_per_step = cfg.batch_size * cfg.seq_len
+        self.best: tuple[float, dict] | None = None
         self.reset()
 
     def reset(self) -> None:
@@ -186,10 +251,28 @@ class StoryLMTask(loop.Task):
     def evaluate(self, final: bool = False) -> dict:
         # Periodic checks use the first --eval-rows rows; the final one uses every row.
         rows = self.all_valid if final else self.all_valid[: self.cfg.eval_rows]
-        return {"valid_loss": evaluate(self.module, rows, self.cfg.batch_size)}
+        out = {"valid_loss": evaluate(self.module, rows, self.cfg.batch_size)}
+        if self.yardstick:
+            out["yardstick_loss"] = story_loss(self.module, self.yardstick, self.cfg.batch_size)
+            if self.best is None or out["yardstick_loss"] < self.best[0]:
+                self.best = (out["yardstick_loss"], dict(tree_flatten(self.module.parameters())))
+        return out
+
+    def restore_best(self) -> bool:
+        """Put back the weights that scored the lowest yardstick loss; False if the current ones are those."""
+        current = dict(tree_flatten(self.module.parameters()))
+        if self.best is None or all(current[k] is v for k, v in self.best[1].items()):
+            return False
+        self.module.load_weights(list(self.best[1].items()))
+        return True
 
     def info(self, train: dict, valid: dict) -> str:
-        return f"loss {train['train_loss']:.4f}" + (f" | valid {valid['valid_loss']:.4f}" if valid else "")
+        text = f"loss {train['train_loss']:.4f}"
+        if valid:
+            text += f" | valid {valid['valid_loss']:.4f}"
+        if "yardstick_loss" in valid:
+            text += f" | yardstick {valid['yardstick_loss']:.4f}"
+        return text
 
 
 def train(cfg: TrainConfig, tok=None, invocation: str | None = None) -> dict:
@@ -203,7 +286,8 @@ def train(cfg: TrainConfig, tok=None, invocation: str | None = None) -> dict:
         raise SpecDecError(f"--resume: checkpoint was trained with tokenizer {meta['tokenizer_fingerprint']}, "
                            f"this run's is {tok.fingerprint}")
     train_rows, valid_rows = load_data(cfg, tok, Path(cfg.data_cache or run_dir), say)
-    task = StoryLMTask(cfg, tok.vocab_size, valid_rows)
+    yardstick = yardstick_tokens(tok, cfg.seq_len) if not cfg.no_yardstick else None
+    task = StoryLMTask(cfg, tok.vocab_size, valid_rows, yardstick)
     say(f"{cfg.preset}: {num_parameters(task.module):,} parameters, {len(train_rows):,} train rows of {cfg.seq_len}, "
         f"batches of {task.tokens_per_step:,} tokens, lr {cfg.lr:g}")
     summary = loop.run(task, cfg, run_dir=run_dir, train_rows=train_rows, meta=meta, say=say,
@@ -212,6 +296,12 @@ def train(cfg: TrainConfig, tok=None, invocation: str | None = None) -> dict:
                                       architecture=architecture(task.module)))
     invoked = summary.pop("invocation")
     summary = dict(preset=cfg.preset, **summary)
+    if task.restore_best():
+        summary.update(task.evaluate(final=True), kept="weights with the lowest yardstick loss (early stopping)")
+        say(f"kept the weights with the lowest yardstick loss ({summary['yardstick_loss']:.4f})")
+    if cfg.corpus == "bundled" and not cfg.no_yardstick:
+        summary["shapes_loss"] = story_loss(task.module, shapes_tokens(tok, SHAPES_STORIES, cfg.seq_len, cfg.data_seed),
+                                            cfg.batch_size)
     if cfg.out:
         model = task.module
         samples = [(p, greedy_sample(model, tok, p, cfg.sample_tokens)) for p in SAMPLE_PROMPTS]
@@ -223,6 +313,14 @@ def train(cfg: TrainConfig, tok=None, invocation: str | None = None) -> dict:
             final_train_loss=summary["train_loss"], final_valid_loss=summary["valid_loss"],
             valid_loss_measured_on=f"{valid_rows.size - len(valid_rows):,} held-out next-token "
                                    f"targets ({cfg.valid_stories:,} valid-split stories)",
+            **({"held_out_shapes_loss": summary["shapes_loss"],
+                "held_out_shapes_measured_on": f"{SHAPES_STORIES} stories of the {len(HELDOUT_SHAPES)} plot shapes "
+                                               "held out of training"} if "shapes_loss" in summary else {}),
+            **({"yardstick_loss": summary["yardstick_loss"],
+                "yardstick_measured_on": f"{len(yardstick or [])} hand-written stories "
+                                         "(mlx_specdec/data/yardstick), never trained on"}
+               if "yardstick_loss" in summary else {}),
+            **({"kept": summary["kept"]} if "kept" in summary else {}),
             wall_time=loop.fmt_time(summary["wall_time_s"]), tokens_per_s_overall=summary["tokens_per_s"],
             machine=loop.machine(), seed=cfg.seed, invoked_as=invoked,
             command=cfg_command(cfg), samples=samples,
