@@ -29,7 +29,7 @@ VOCAB = 256
 H = 64
 TOKENIZER = Path(__file__).parent / "fixtures" / "gpt_neo" / "target"
 TOKENIZER_FILES = ("tokenizer.json", "tokenizer_config.json", "special_tokens_map.json", "vocab.json", "merges.txt")
-PEAKED = 6  # tokens whose output rows are scaled up, so base and MTP layer often agree (acceptance > 0)
+PEAKED = 3  # tokens whose output rows are scaled up, so base and MTP layer often agree (acceptance > 0)
 SHARDS = ("model-00001-of-00003.safetensors", "model-00002-of-00003.safetensors", "model-00003-of-00003.safetensors")
 MTP_SHARD = SHARDS[2]
 
@@ -154,7 +154,7 @@ def write_checkpoint(family: str, folder: Path, seed: int = 0) -> Path:
     embed_key = "model.embed_tokens.weight"
     params[embed_key] = params[embed_key] * 4.0  # sharper logits: greedy chains with structure
     head = params["lm_head.weight"]
-    params["lm_head.weight"] = mx.concatenate([head[:PEAKED] * 6.0, head[PEAKED:]])
+    params["lm_head.weight"] = mx.concatenate([head[:PEAKED] * 10.0, head[PEAKED:]])
     if family == "deepseek_v3":
         params = _join_kv_b(params, args)
     hf = {}
