@@ -25,7 +25,7 @@ from pathlib import Path
 import mlx.core as mx
 from mlx.utils import tree_flatten
 
-VOCAB = 256
+VOCAB = 512  # the fixture tokenizer has 511 ids (eos 511)
 H = 64
 TOKENIZER = Path(__file__).parent / "fixtures" / "gpt_neo" / "target"
 TOKENIZER_FILES = ("tokenizer.json", "tokenizer_config.json", "special_tokens_map.json", "vocab.json", "merges.txt")
@@ -154,22 +154,32 @@ def write_checkpoint(family: str, folder: Path, seed: int = 0) -> Path:
     embed_key = "model.embed_tokens.weight"
     params[embed_key] = params[embed_key] * 4.0  # sharper logits: greedy chains with structure
     head = params["lm_head.weight"]
-    params["lm_head.weight"] = mx.concatenate([head[:PEAKED] * 10.0, head[PEAKED:]])
+    params["lm_head.weight"] = mx.concatenate([head[:PEAKED] * 25.0, head[PEAKED:]])
+    # The MTP block's writes to the residual stream are damped and its fusion passes h_t through (below),
+    # so its drafts lean on the trunk's own prediction: repeats are drafted right, the rest is random.
+    extra = f"model.layers.{n}."
+    for name in params:
+        if name.startswith(extra) and name.endswith(("o_proj.weight", "down_proj.weight")):
+            params[name] = params[name] * 0.05
     if family == "deepseek_v3":
         params = _join_kv_b(params, args)
     hf = {}
     for name, value in params.items():
         hf.update(_to_hf(family, name, value, args))
     # The extra layer moves under the family's MTP prefix.
-    extra, prefix = f"model.layers.{n}.", BLOCK_PREFIX[family]
+    prefix = BLOCK_PREFIX[family]
     hf = {(prefix + k[len(extra):] if k.startswith(extra) else k): v for k, v in hf.items()}
     mx.random.seed(seed + 100)
     D = config["hidden_size"]
     names = FUSION_NAMES[family]
     for part in ("embed_norm", "hidden_norm", "final_norm"):
-        w = 1.0 + 0.2 * mx.random.normal((D,))
+        w = 1.0 + 0.02 * mx.random.normal((D,))
         hf[names[part] + ".weight"] = (w - 1.0) if family == "qwen3_next" else w
-    hf[names["proj"] + ".weight"] = mx.random.normal((D, 2 * D)) * (1.0 / (2 * D) ** 0.5)
+    proj = mx.random.normal((D, 2 * D)) * (0.1 / (2 * D) ** 0.5)
+    eye = mx.eye(D)
+    # The hidden half of the concatenation: second for DeepSeek/GLM/Qwen (cat(emb, h)), first for MiMo (cat(h, emb)).
+    pass_h = mx.concatenate([eye, mx.zeros((D, D))], 1) if family == "mimo" else mx.concatenate([mx.zeros((D, D)), eye], 1)
+    hf[names["proj"] + ".weight"] = proj + pass_h
     if family in ("deepseek_v3", "glm4_moe"):  # next-n layers carry copies of the shared embedding and head
         hf[f"model.layers.{n}.embed_tokens.weight"] = hf[embed_key]
         hf[f"model.layers.{n}.shared_head.head.weight"] = hf["lm_head.weight"]
