@@ -268,6 +268,7 @@ class NativeMTPDrafter:
         self._queue = None  # (hidden rows (n, D), next tokens (n,)): true pairs not yet in the cache
         self._speculative = 0  # rows of this round's deeper drafts, trimmed at commit
         self._drafts = EMPTY
+        self.draft_logits = None
         self.rounds: list[tuple[int, int]] = []
 
     def bind(self, target, target_seq) -> None:
@@ -309,15 +310,17 @@ class NativeMTPDrafter:
         project = output_projection(self.base)
         normed, state = self._layer(*self._queue)  # the round's true pairs; the last row drafts d_1
         self._queue = None
-        ids, probs = [], []
+        ids, probs, logits = [], [], []
         for d in range(depth):
             if d:
                 normed, state = self._layer(state, ids[-1])
                 self._speculative += 1
-            token, q = policy.pick(project(normed), keys[d])
+            logits.append(project(normed))
+            token, q = policy.pick(logits[-1], keys[d])
             ids.append(token.astype(mx.int32))
             probs.append(q)
         self._drafts = mx.concatenate(ids)
+        self.draft_logits = mx.concatenate(logits)  # lazy: computed only if someone reads it
         return self._drafts, (None if policy.greedy else mx.concatenate(probs))
 
     def commit(self, accepted, token) -> None:

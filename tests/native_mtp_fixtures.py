@@ -65,6 +65,11 @@ CONFIGS = {
         intermediate_size=128, num_attention_heads=4, num_key_value_heads=2, rms_norm_eps=1e-5, vocab_size=VOCAB,
         max_position_embeddings=512, rope_theta=10000.0, tie_word_embeddings=False, num_nextn_predict_layers=1,
     ),
+    "qwen3_5": dict(
+        model_type="qwen3_5", architectures=["Qwen3_5ForConditionalGeneration"], tie_word_embeddings=False,
+        text_config=dict(_QWEN_LINEAR, model_type="qwen3_5_text", mtp_num_hidden_layers=1,
+                         rope_parameters={"type": "default", "rope_theta": 10000.0, "partial_rotary_factor": 0.25}),
+    ),
     "qwen3_next": dict(
         _QWEN_LINEAR, model_type="qwen3_next", architectures=["Qwen3NextForCausalLM"], num_experts=4,
         num_experts_per_tok=2, decoder_sparse_step=1, shared_expert_intermediate_size=32, mlp_only_layers=[],
@@ -83,9 +88,10 @@ FUSION_NAMES = {
     "qwen3_next": {"embed_norm": "mtp.pre_fc_norm_embedding", "hidden_norm": "mtp.pre_fc_norm_hidden",
                    "proj": "mtp.fc", "final_norm": "mtp.norm"},
 }
+FUSION_NAMES["qwen3_5"] = FUSION_NAMES["qwen3_next"]  # vLLM qwen3_5_mtp.py: the same mtp.* names
 # Where the extra decoder layer goes in the checkpoint.
 BLOCK_PREFIX = {"deepseek_v3": "model.layers.61.", "glm4_moe": "model.layers.2.", "mimo": "model.mtp_layers.0.",
-                "qwen3_next": "mtp.layers.0."}
+                "qwen3_next": "mtp.layers.0.", "qwen3_5": "mtp.layers.0."}
 QWEN_NORMS = (".input_layernorm.weight", ".post_attention_layernorm.weight", "model.norm.weight", ".q_norm.weight",
               ".k_norm.weight")
 
@@ -94,12 +100,12 @@ def _module(family: str):
     return importlib.import_module(f"mlx_lm.models.{family}")
 
 
-def _to_hf(family: str, name: str, value: mx.array, args) -> dict:
+def _to_hf(family: str, name: str, value: mx.array) -> dict:
     """One mlx-lm parameter -> its Hugging Face tensor(s)."""
     m = re.match(r"(.*)switch_mlp\.(\w+)\.weight$", name)
     if m:
         return {f"{m.group(1)}experts.{e}.{m.group(2)}.weight": value[e] for e in range(value.shape[0])}
-    if family == "qwen3_next":
+    if family in ("qwen3_next", "qwen3_5"):
         if "conv1d.weight" in name:
             return {name: mx.moveaxis(value, 2, 1)}
         if value.ndim == 1 and any(name.endswith(s) for s in QWEN_NORMS):
@@ -107,7 +113,7 @@ def _to_hf(family: str, name: str, value: mx.array, args) -> dict:
     return {name: value}
 
 
-def _join_kv_b(weights: dict, args) -> dict:
+def _join_kv_b(weights: dict) -> dict:
     """DeepSeek: embed_q (H, rank, nope) and unembed_out (H, v, rank) back into kv_b_proj (H*(nope+v), rank)."""
     out = {}
     for name, value in weights.items():
@@ -145,36 +151,45 @@ def write_checkpoint(family: str, folder: Path, seed: int = 0) -> Path:
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     config = copy.deepcopy(CONFIGS[family])
-    n = config["num_hidden_layers"]
+    text = config.get("text_config", config)  # Qwen3.5 keeps the sizes in text_config
+    n = text["num_hidden_layers"]
     module = _module(family)
-    args = module.ModelArgs.from_dict({**config, "num_hidden_layers": n + 1})
-    model = module.Model(args)  # one extra layer: its weights become the MTP block
+    bigger = copy.deepcopy(config)
+    bigger.get("text_config", bigger)["num_hidden_layers"] = n + 1
+    model = module.Model(module.ModelArgs.from_dict(bigger))  # one extra layer: its weights become the MTP block
     _randomize(model, seed)
     params = dict(tree_flatten(model.parameters()))
-    embed_key = "model.embed_tokens.weight"
+    lm = "language_model." if family == "qwen3_5" else ""  # mlx-lm's Qwen3.5 wraps the text model
+    embed_key, head_key = lm + "model.embed_tokens.weight", lm + "lm_head.weight"
     params[embed_key] = params[embed_key] * 4.0  # sharper logits: greedy chains with structure
-    head = params["lm_head.weight"]
-    params["lm_head.weight"] = mx.concatenate([head[:PEAKED] * 25.0, head[PEAKED:]])
+    head = params[head_key]
+    params[head_key] = mx.concatenate([head[:PEAKED] * 25.0, head[PEAKED:]])
     # The MTP block's writes to the residual stream are damped and its fusion passes h_t through (below),
     # so its drafts lean on the trunk's own prediction: repeats are drafted right, the rest is random.
-    extra = f"model.layers.{n}."
+    extra = lm + f"model.layers.{n}."
     for name in params:
         if name.startswith(extra) and name.endswith(("o_proj.weight", "down_proj.weight")):
             params[name] = params[name] * 0.05
     if family == "deepseek_v3":
-        params = _join_kv_b(params, args)
+        params = _join_kv_b(params)
     hf = {}
     for name, value in params.items():
-        hf.update(_to_hf(family, name, value, args))
+        hf.update(_to_hf(family, name, value))
     # The extra layer moves under the family's MTP prefix.
     prefix = BLOCK_PREFIX[family]
     hf = {(prefix + k[len(extra):] if k.startswith(extra) else k): v for k, v in hf.items()}
+    if lm:  # Qwen3.5's Hugging Face names: model.language_model.*, lm_head.*
+        hf = {k.replace("language_model.model.", "model.language_model.").replace("language_model.lm_head", "lm_head"): v
+              for k, v in hf.items()}
+        embed_key, norm_key = "model.language_model.embed_tokens.weight", "model.language_model.norm.weight"
+    else:
+        norm_key = "model.norm.weight"
     mx.random.seed(seed + 100)
-    D = config["hidden_size"]
+    D = text["hidden_size"]
     names = FUSION_NAMES[family]
     for part in ("embed_norm", "hidden_norm", "final_norm"):
         w = 1.0 + 0.02 * mx.random.normal((D,))
-        hf[names[part] + ".weight"] = (w - 1.0) if family == "qwen3_next" else w
+        hf[names[part] + ".weight"] = (w - 1.0) if family in ("qwen3_next", "qwen3_5") else w
     proj = mx.random.normal((D, 2 * D)) * (0.1 / (2 * D) ** 0.5)
     eye = mx.eye(D)
     # The hidden half of the concatenation: second for DeepSeek/GLM/Qwen (cat(emb, h)), first for MiMo (cat(h, emb)).
@@ -188,7 +203,7 @@ def write_checkpoint(family: str, folder: Path, seed: int = 0) -> Path:
     mtp = [k for k in hf if k.startswith(prefix) or k in {v + ".weight" for v in names.values()}
            or k.startswith(f"model.layers.{n}.")]
     rest = [k for k in hf if k not in mtp]
-    tail = {"model.norm.weight", "lm_head.weight"}
+    tail = {norm_key, "lm_head.weight"}
     first = [k for k in rest if k not in tail][: len(rest) // 2]
     placement = {k: SHARDS[0] for k in first}
     placement.update({k: SHARDS[1] for k in rest if k not in placement and k not in tail})
@@ -209,7 +224,7 @@ def mtp_tensor_names(folder: Path) -> list[str]:
     """The MTP tensors of a fixture, by the family's real names (read from its index)."""
     config = json.loads((folder / "config.json").read_text())
     family = config["model_type"]
-    n = config["num_hidden_layers"]
+    n = config.get("text_config", config)["num_hidden_layers"]
     keys = json.loads((folder / "model.safetensors.index.json").read_text())["weight_map"]
     prefixes = (f"model.layers.{n}.", "model.mtp_layers.", "mtp.")
     return sorted(k for k in keys if k.startswith(prefixes) and (family != "mimo" or not k.startswith("mtp.")))

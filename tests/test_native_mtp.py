@@ -26,8 +26,8 @@ from mlx_specdec.models.native_mtp import load_native_head, reference_drafts
 from tests.native_mtp_fixtures import FUSION_NAMES, MTP_SHARD, SHARDS, mtp_tensor_names, write_checkpoint
 
 ROOT = Path(__file__).resolve().parents[1]
-SEEDS = {"deepseek_v3": 1, "glm4_moe": 2, "mimo": 4, "qwen3_next": 4}  # seeds whose heads get full acceptances
-FAST = ["glm4_moe", "mimo", "qwen3_next"]
+SEEDS = {"deepseek_v3": 1, "glm4_moe": 2, "mimo": 4, "qwen3_next": 4, "qwen3_5": 3}  # seeds whose heads get full acceptances
+FAST = ["glm4_moe", "mimo", "qwen3_next", "qwen3_5"]
 FAMILIES = FAST + [pytest.param("deepseek_v3", marks=pytest.mark.slow)]
 PROMPT = [5, 17, 33, 2, 99, 140, 7]
 N_NEW = 24
@@ -98,7 +98,7 @@ def test_converter_extracts_exactly_the_mtp_tensors_from_only_their_shard(setup,
 def test_fusion_tensors_come_from_the_reference_names(setup):
     source = mx.load(str(setup.src / MTP_SHARD))
     params = dict(tree_flatten(setup.head.parameters()))
-    offset = 1.0 if setup.family == "qwen3_next" else 0.0  # Qwen3NextRMSNorm stores w for x * (1 + w)
+    offset = 1.0 if setup.family in ("qwen3_next", "qwen3_5") else 0.0  # Qwen3NextRMSNorm stores w for x * (1 + w)
     for part, name in FUSION_NAMES[setup.family].items():
         want = source[name + ".weight"] + (offset if part != "proj" else 0.0)
         assert mx.allclose(params[f"layers.0.{part}.weight"], want).item(), (part, name)
@@ -137,19 +137,20 @@ def test_drafts_equal_a_no_cache_reference_forward_every_round(setup):
 
     def recording_propose(k, policy, key):
         ids, q = propose(k, policy, key)
-        seen.append((list(context), ids))
+        seen.append((list(context), ids, drafter.draft_logits))
         return ids, q
 
     drafter.propose = recording_propose
     for emission in speculative_stream(setup.base, drafter, PROMPT, N_NEW, k=3):
         context += emission.ids
     full = 0
-    for ctx, ids in seen:
+    for ctx, ids, logits in seen:
         got = ids.tolist()
         if not got:
             continue
-        want, _ = reference_drafts(setup.head, setup.base, ctx, len(got))
+        want, want_logits = reference_drafts(setup.head, setup.base, ctx, len(got))
         assert got == want, ctx
+        np.testing.assert_allclose(np.array(logits), np.array(want_logits), rtol=1e-3, atol=1e-3)
         full += 1
     assert full >= 5
     assert any(a == n for n, a in drafter.rounds)  # full acceptance was exercised

@@ -258,7 +258,19 @@ def stack_experts(weights: dict) -> dict:
     """experts.{e}.{proj}.{param} -> switch_mlp.{proj}.{param}, stacked over e (mlx-lm's SwitchGLU layout)."""
     groups: dict[tuple[str, str], dict[int, mx.array]] = {}
     out = {}
+    for key in [k for k in weights if k.endswith("experts.gate_up_proj")]:
+        # Qwen3.5-MoE ships fused experts: gate_up_proj (E, 2I, D) and down_proj (E, D, I), as mlx-lm's
+        # qwen3_5_moe.sanitize splits them.
+        prefix = key[: -len("experts.gate_up_proj")]
+        gate_up = weights[key]
+        mid = gate_up.shape[-2] // 2
+        out[f"{prefix}switch_mlp.gate_proj.weight"] = gate_up[..., :mid, :]
+        out[f"{prefix}switch_mlp.up_proj.weight"] = gate_up[..., mid:, :]
+        out[f"{prefix}switch_mlp.down_proj.weight"] = weights[f"{prefix}experts.down_proj"]
+    fused = {k for k in weights if k.endswith(("experts.gate_up_proj", "experts.down_proj"))}
     for key, value in weights.items():
+        if key in fused:
+            continue
         m = re.match(r"(.*)experts\.(\d+)\.(\w+\.\w+)$", key)
         if m:
             groups.setdefault((m.group(1), m.group(3)), {})[int(m.group(2))] = value
