@@ -26,7 +26,7 @@ import mlx.core as mx
 from .errors import IncompatibleModelsError, SpecDecError
 from .models.mtp_head import as_ids
 from .sampling import SamplingPolicy
-from .state import make_sequence, model_vocab_size, output_projection
+from .state import PREFILL_CHUNK, make_sequence, model_vocab_size, output_projection
 
 
 @runtime_checkable
@@ -308,8 +308,10 @@ class NativeMTPDrafter:
             return EMPTY, None
         keys = mx.random.split(key, depth) if key is not None and not policy.greedy else [None] * depth
         project = output_projection(self.base)
-        normed, state = self._layer(*self._queue)  # the round's true pairs; the last row drafts d_1
-        self._queue = None
+        hidden, tokens = self._queue  # the round's true pairs (the whole prompt's in the first round)
+        for start in range(0, tokens.shape[0], PREFILL_CHUNK):  # chunked like the target's prefill
+            normed, state = self._layer(hidden[start : start + PREFILL_CHUNK], tokens[start : start + PREFILL_CHUNK])
+        self._queue = None  # the last row drafts d_1
         ids, probs, logits = [], [], []
         for d in range(depth):
             if d:

@@ -156,13 +156,12 @@ def test_drafts_equal_a_no_cache_reference_forward_every_round(setup):
     assert any(a == n for n, a in drafter.rounds)  # full acceptance was exercised
 
 
-@by_family()
-def test_mtp_cache_equals_a_target_only_rebuild_at_every_commit(setup):
+def cache_checker(setup, prompt):
+    """An on_commit hook: after every commit the MTP layer's cache equals a rebuild from target-only hidden
+    states (one full trunk pass, no cache) over the committed pairs, and the queued pairs are the rest."""
     from mlx_lm.models.cache import KVCache
 
-    drafter = setup.drafter(3)
-    context = list(PROMPT)
-    checked = []
+    context, checked = list(prompt), []
 
     def on_commit(target_seq, d):
         n_drafts, accepted = d.rounds[-1]
@@ -186,7 +185,13 @@ def test_mtp_cache_equals_a_target_only_rebuild_at_every_commit(setup):
             assert queue[1].tolist() == context[rows + 1 : committed + 1]
         checked.append(rows)
 
-    list(speculative_stream(setup.base, drafter, PROMPT, N_NEW, k=3, on_commit=on_commit))
+    return on_commit, checked
+
+
+@by_family()
+def test_mtp_cache_equals_a_target_only_rebuild_at_every_commit(setup):
+    on_commit, checked = cache_checker(setup, PROMPT)
+    list(speculative_stream(setup.base, setup.drafter(3), PROMPT, N_NEW, k=3, on_commit=on_commit))
     assert len(checked) >= 5 and checked[-1] > len(PROMPT)
 
 
@@ -351,3 +356,64 @@ def test_convert_command_writes_a_head_with_a_card(setup, tmp_path, capsys):
     card = (out / "README.md").read_text()
     assert "vLLM model_executor/models/mimo_mtp.py" in card and MTP_SHARD in card
     assert json.loads((out / "config.json").read_text())["dtype"] == "float16"
+
+
+@by_family(["glm4_moe"])
+def test_from_the_hub_only_config_index_tokenizer_and_the_mtp_shard_are_fetched(setup, tmp_path, monkeypatch):
+    """The online path, with the hub client replaced by the fixture folder: no shard but the MTP one is asked for."""
+    import huggingface_hub
+
+    import mlx_specdec.convert as conv
+
+    asked = []
+
+    def fake_download(repo, name, **kwargs):
+        assert repo == "someone/tiny-glm"
+        asked.append(name)
+        path = setup.src / name
+        if not path.is_file():
+            raise FileNotFoundError(name)
+        return str(path)
+
+    monkeypatch.setattr(conv, "hub_offline", lambda: False)
+    monkeypatch.setattr(conv, "hub_reachable", lambda endpoint, timeout=5.0: None)
+    monkeypatch.setattr(huggingface_hub, "hf_hub_download", fake_download)
+    head = convert_mtp_only("someone/tiny-glm", tmp_path / "head", dtype="float32")
+    shards = [n for n in asked if n.endswith(".safetensors")]
+    assert shards == [MTP_SHARD]
+    config = json.loads((head / "config.json").read_text())
+    assert config["source"] == "someone/tiny-glm" and config["tokenizer_fingerprint"] is not None
+
+
+@by_family(["mimo"])
+def test_a_head_from_another_tokenizer_is_refused_naming_both(setup, tmp_path):
+    other = tmp_path / "other-tok"
+    shutil.copytree(setup.head_dir, other)
+    config = json.loads((other / "config.json").read_text())
+    config["tokenizer_fingerprint"] = "0123456789abcdef"
+    (other / "config.json").write_text(json.dumps(config))
+    with pytest.raises(IncompatibleModelsError, match=r"has tokenizer 0123456789abcdef; the base 'b' has [0-9a-f]{16}"):
+        load_native_head(other, setup.base, setup.tokenizer, base_name="b")
+
+
+@by_family(["qwen3_next"])
+def test_a_prompt_longer_than_a_prefill_chunk_fills_the_mtp_cache_in_chunks(setup, monkeypatch):
+    import mlx_specdec.drafters as drafters
+
+    monkeypatch.setattr(drafters, "PREFILL_CHUNK", 3)
+    prompt = PROMPT + [11, 12, 1, 1, 2]
+    on_commit, checked = cache_checker(setup, prompt)
+    ids = [t for e in speculative_stream(setup.base, setup.drafter(2), prompt, 16, k=2, on_commit=on_commit)
+           for t in e.ids]
+    assert ids == oracle_greedy(setup.base, prompt, 16)
+    assert checked[0] == len(prompt) - 1  # the first round fed every prompt pair, three at a time
+
+
+@by_family(["mimo"])
+def test_generate_command_self_speculates_with_a_native_head(setup, capsys):
+    from mlx_specdec.cli.generate import main as generate_main
+
+    code = generate_main(["--model", str(setup.src), "--draft-model", str(setup.head_dir), "-k", "2",
+                          "--prompt", "x,y;z@#", "--ignore-chat-template", "-m", "12", "--json", "--compare"])
+    record = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert code == 0 and record["compare"]["identical"] is True and record["stats"]["drafted"] > 0

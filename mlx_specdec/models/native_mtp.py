@@ -69,7 +69,6 @@ class Family:
     zero_first_embedding: bool  # the references zero the embedding at MTP position 0
     norm_offset: bool  # RMSNorm stored as w in x * (1 + w) (Qwen3-Next/Qwen3.5): +1 on conversion
     text_config: bool = False  # the base's sizes live in config["text_config"] (Qwen3.5)
-    mla: bool = False  # kv_b_proj is split into embed_q / unembed_out by mlx-lm's sanitize
 
 
 _NEXT_N = {"enorm": "embed_norm", "hnorm": "hidden_norm", "eh_proj": "proj", "shared_head.norm": "final_norm"}
@@ -84,7 +83,7 @@ FAMILIES: dict[str, Family] = {f.name: f for f in [
     # then shared_head.head (the DeepSeek-V3 report: the output head is shared with the main model).
     Family("deepseek_v3", ("deepseek_v3",), "vLLM model_executor/models/deepseek_mtp.py", "deepseek_v3",
            "DeepseekV3DecoderLayer", "next", "next_n", _NEXT_N, embed_first=True, refeed_normed=False,
-           zero_first_embedding=True, norm_offset=False, mla=True),
+           zero_first_embedding=True, norm_offset=False),
     # GLM-4.5/4.6: vLLM glm4_moe_mtp.py, Glm4MoeMultiTokenPredictorLayer: the same next-n layout and forward
     # as DeepSeek's (enorm, hnorm, eh_proj, shared_head), block = Glm4MoeDecoderLayer.
     Family("glm4_moe", ("glm4_moe",), "vLLM model_executor/models/glm4_moe_mtp.py", "glm4_moe",
@@ -300,11 +299,11 @@ def module_weights(family: Family, config: dict, tensors: dict) -> dict:
         per_layer.setdefault(index, {})[name] = value
     out = {}
     for index, names in sorted(per_layer.items()):
-        block = {k: v for k, v in names.items() if k not in family.fusion and k.rsplit(".", 1)[0] not in family.fusion}
+        if family.layout == "next_n":  # the whole layer, fusion tensors included (DeepSeek's fp8 scales)
+            names = _sanitize_like_the_trunk(family, config, names)
+        block = {k: v for k, v in names.items() if k.rsplit(".", 1)[0] not in family.fusion}
         fusion = {k: v for k, v in names.items() if k not in block}
-        if family.mla or family.layout == "next_n":
-            block = _sanitize_like_the_trunk(family, config, block)
-        else:
+        if family.layout != "next_n":
             block = stack_experts(block)
         for name, value in block.items():
             if family.norm_offset and value.ndim == 1 and any(("." + name).endswith(s) for s in _QWEN_NORMS):
@@ -319,8 +318,8 @@ def module_weights(family: Family, config: dict, tensors: dict) -> dict:
 
 
 def _sanitize_like_the_trunk(family: Family, config: dict, block: dict) -> dict:
-    """Run the mlx-lm model's own sanitize on the block as if it were trunk layer 0: it stacks the experts
-    and, for DeepSeek-V3, dequantises fp8 weights and splits kv_b_proj as the trunk's layers are."""
+    """Run the mlx-lm model's own sanitize on an MTP layer as if it were trunk layer 0: it stacks the experts
+    and, for DeepSeek-V3, dequantises fp8 weights (weight_scale_inv) and splits kv_b_proj as the trunk's are."""
     from types import SimpleNamespace
 
     module = _mlx_lm_module(family)
