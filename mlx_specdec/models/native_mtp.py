@@ -38,10 +38,9 @@ from typing import Callable
 
 import mlx.core as mx
 import mlx.nn as nn
-from mlx.utils import tree_flatten, tree_unflatten
 from mlx_lm.models.base import create_attention_mask
 
-from ..errors import (IncompatibleModelsError, MissingMTPError, ModelLoadError, MTPShapeError, SpecDecError,
+from ..errors import (IncompatibleModelsError, ModelLoadError, MTPShapeError, SpecDecError,
                       UnknownMTPFamilyError)
 from ..model_info import _arg, model_name, output_projection
 from .folders import check_weights, load_safetensors, read_json
@@ -98,7 +97,8 @@ FAMILIES: dict[str, Family] = {f.name: f for f in [
     # Qwen3-Next: vLLM qwen3_next_mtp.py, Qwen3NextMultiTokenPredictor: fc(cat([pre_fc_norm_embedding(emb),
     # pre_fc_norm_hidden(h)])); layers[i] = Qwen3NextDecoderLayer(layer_type="full_attention"); norm inside
     # forward (the next depth gets the normed state); no position-0 masking; logits from lm_head. Weights
-    # under mtp.*; Qwen3NextRMSNorm computes x * (1 + w), which mlx-lm's sanitize turns into w + 1.
+    # under mtp.*; vLLM's Qwen3NextRMSNorm is GemmaRMSNorm, x * (1 + w), so w + 1 here, as mlx-lm's sanitize
+    # does for the trunk's norms.
     Family("qwen3_next", ("qwen3_next",), "vLLM model_executor/models/qwen3_next_mtp.py", "qwen3_next",
            "Qwen3NextDecoderLayer", "full_attention", "qwen", _QWEN, embed_first=True, refeed_normed=True,
            zero_first_embedding=False, norm_offset=True),
@@ -339,9 +339,11 @@ COMPARED = ("hidden_size", "vocab_size", "num_hidden_layers", "num_attention_hea
 
 def vocab_fingerprint(tokenizer) -> str | None:
     """sha256 (16 hex) of the token -> id table; None when the tokenizer exposes none."""
-    from ..loading import _vocab_table
-
-    table = _vocab_table(tokenizer)
+    table = None
+    for obj in (tokenizer, getattr(tokenizer, "_tokenizer", None)):  # mlx-lm's TokenizerWrapper, or HF's own
+        if callable(getattr(obj, "get_vocab", None)):
+            table = obj.get_vocab()
+            break
     if table is None:
         return None
     return hashlib.sha256(json.dumps(sorted(table.items())).encode()).hexdigest()[:16]
@@ -420,11 +422,3 @@ def load_native_head(path, base, tokenizer=None, *, base_name: str = "the base")
         head.set_dtype(mx.float32, lambda t: t in (mx.float16, mx.bfloat16))
     mx.eval(head.parameters())
     return head
-
-
-def head_parameters(head: nn.Module) -> dict:
-    return dict(tree_flatten(head.parameters()))
-
-
-def unflatten(weights: dict):
-    return tree_unflatten(list(weights.items()))
