@@ -26,8 +26,8 @@ from mlx_specdec.models.native_mtp import load_native_head, reference_drafts
 from tests.native_mtp_fixtures import FUSION_NAMES, MTP_SHARD, SHARDS, mtp_tensor_names, write_checkpoint
 
 ROOT = Path(__file__).resolve().parents[1]
-SEEDS = {"deepseek_v3": 1, "glm4_moe": 2, "mimo": 4, "qwen3_next": 4, "qwen3_5": 3}  # seeds whose heads get full acceptances
-FAST = ["glm4_moe", "mimo", "qwen3_next", "qwen3_5"]
+SEEDS = {"deepseek_v3": 1, "glm4_moe": 2, "glm4_moe_lite": 0, "mimo": 4, "qwen3_next": 4, "qwen3_5": 3}  # seeds whose heads get full acceptances
+FAST = ["glm4_moe", "glm4_moe_lite", "mimo", "qwen3_next", "qwen3_5"]
 FAMILIES = FAST + [pytest.param("deepseek_v3", marks=pytest.mark.slow)]
 PROMPT = [5, 17, 33, 2, 99, 140, 7]
 N_NEW = 24

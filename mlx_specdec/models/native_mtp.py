@@ -88,6 +88,11 @@ FAMILIES: dict[str, Family] = {f.name: f for f in [
     Family("glm4_moe", ("glm4_moe",), "vLLM model_executor/models/glm4_moe_mtp.py", "glm4_moe",
            "DecoderLayer", "next", "next_n", _NEXT_N, embed_first=True, refeed_normed=False,
            zero_first_embedding=True, norm_offset=False),
+    # GLM-4.7-Flash (glm4_moe_lite): vLLM glm4_moe_lite_mtp.py, Glm4MoeLiteMultiTokenPredictorLayer: the same
+    # next-n forward; the block is Glm4MoeLiteDecoderLayer (MLA attention, kv_b_proj split by mlx-lm's sanitize).
+    Family("glm4_moe_lite", ("glm4_moe_lite",), "vLLM model_executor/models/glm4_moe_lite_mtp.py", "glm4_moe_lite",
+           "Glm4MoeLiteDecoderLayer", "next", "next_n", _NEXT_N, embed_first=True, refeed_normed=False,
+           zero_first_embedding=True, norm_offset=False),
     # MiMo: vLLM mimo_mtp.py, MiMoMultiTokenPredictorLayer: inputs_embeds[positions == 0] = 0;
     # input_proj(cat([hidden_layernorm(h), token_layernorm(emb)])) -- hidden FIRST; mtp_block = Qwen2DecoderLayer
     # (mlx-lm's mimo.TransformerBlock); final_layernorm inside forward, so the next depth gets the normed
