@@ -257,13 +257,10 @@ class NativeMTPDrafter:
     def __init__(self, head, base, max_depth: int | None = None):
         if max_depth is not None and (isinstance(max_depth, bool) or not isinstance(max_depth, int) or max_depth < 1):
             raise SpecDecError(f"max_depth must be an integer >= 1 or None, got {max_depth!r}")
-        from mlx_lm.models.cache import KVCache
-
         self.head, self.base = head, base
         self.vocab_size = model_vocab_size(base)
         self.max_depth = max_depth or DEFAULT_DRAFT_DEPTH
-        self._new_cache = KVCache
-        self.cache = KVCache()
+        self.cache = head.make_cache()
         self._seq = None
         self._queue = None  # (hidden rows (n, D), next tokens (n,)): true pairs not yet in the cache
         self._speculative = 0  # rows of this round's deeper drafts, trimmed at commit
@@ -282,13 +279,13 @@ class NativeMTPDrafter:
     @property
     def committed_rows(self) -> int:
         """Rows of the MTP cache that are committed (true pairs)."""
-        return self.cache.offset - self._speculative
+        return self.head.positions(self.cache).offset - self._speculative
 
     def pending_pairs(self):
         return self._queue
 
     def prefill(self, prompt_ids) -> None:
-        self.cache = self._new_cache()
+        self.cache = self.head.make_cache()
         self._speculative, self._drafts, self.rounds = 0, EMPTY, []
         hidden = getattr(self._seq, "hidden", None)
         ids = as_ids(prompt_ids)
@@ -330,7 +327,7 @@ class NativeMTPDrafter:
             raise SpecDecError("NativeMTPDrafter was not bound to a target sequence; drive it through speculative_generate")
         self.rounds.append((self._drafts.shape[0], accepted))
         if self._speculative:
-            self.cache.trim(self._speculative)  # rows from re-fed drafts are never true pairs
+            self.cache.trim(self._speculative)  # rows from re-fed drafts are never true pairs (every member)
             self._speculative = 0
         # Rows 0..accepted of the verification pass are h at pending, d_1..d_accepted: each pairs with the
         # token after it (d_1..d_accepted, then the target's token).

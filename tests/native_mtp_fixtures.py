@@ -52,6 +52,16 @@ CONFIGS = {
         num_experts_per_tok=2, moe_layer_freq=1, first_k_dense_replace=61, max_position_embeddings=512,
         rms_norm_eps=1e-6, rope_theta=10000.0, num_nextn_predict_layers=1, tie_word_embeddings=False,
     ),
+    "deepseek_v32": dict(
+        model_type="deepseek_v32", architectures=["DeepseekV32ForCausalLM"], vocab_size=VOCAB, hidden_size=H,
+        index_head_dim=16, index_n_heads=2, index_topk=6, intermediate_size=96, moe_intermediate_size=32,
+        num_hidden_layers=2, num_attention_heads=2, num_key_value_heads=2, n_shared_experts=1, n_routed_experts=4,
+        routed_scaling_factor=1.0, kv_lora_rank=16, q_lora_rank=24, qk_rope_head_dim=8, v_head_dim=16,
+        qk_nope_head_dim=8, topk_method="noaux_tc", scoring_func="sigmoid", norm_topk_prob=True, n_group=1,
+        topk_group=1, num_experts_per_tok=2, moe_layer_freq=1, first_k_dense_replace=1,
+        max_position_embeddings=512, rms_norm_eps=1e-6, rope_theta=10000.0, attention_bias=False,
+        num_nextn_predict_layers=1, tie_word_embeddings=False,
+    ),
     "glm4_moe": dict(
         model_type="glm4_moe", architectures=["Glm4MoeForCausalLM"], vocab_size=VOCAB, hidden_size=H,
         intermediate_size=96, max_position_embeddings=512, moe_intermediate_size=32, norm_topk_prob=True,
@@ -91,6 +101,8 @@ FUSION_NAMES = {
                     "proj": "model.layers.61.eh_proj", "final_norm": "model.layers.61.shared_head.norm"},
     "glm4_moe": {"embed_norm": "model.layers.2.enorm", "hidden_norm": "model.layers.2.hnorm",
                  "proj": "model.layers.2.eh_proj", "final_norm": "model.layers.2.shared_head.norm"},
+    "deepseek_v32": {"embed_norm": "model.layers.2.enorm", "hidden_norm": "model.layers.2.hnorm",
+                     "proj": "model.layers.2.eh_proj", "final_norm": "model.layers.2.shared_head.norm"},
     "glm4_moe_lite": {"embed_norm": "model.layers.2.enorm", "hidden_norm": "model.layers.2.hnorm",
                       "proj": "model.layers.2.eh_proj", "final_norm": "model.layers.2.shared_head.norm"},
     "mimo": {"embed_norm": "model.mtp_layers.0.token_layernorm", "hidden_norm": "model.mtp_layers.0.hidden_layernorm",
@@ -100,7 +112,7 @@ FUSION_NAMES = {
 }
 FUSION_NAMES["qwen3_5"] = FUSION_NAMES["qwen3_next"]  # vLLM qwen3_5_mtp.py: the same mtp.* names
 # Where the extra decoder layer goes in the checkpoint.
-BLOCK_PREFIX = {"deepseek_v3": "model.layers.61.", "glm4_moe": "model.layers.2.", "glm4_moe_lite": "model.layers.2.", "mimo": "model.mtp_layers.0.",
+BLOCK_PREFIX = {"deepseek_v3": "model.layers.61.", "deepseek_v32": "model.layers.2.", "glm4_moe": "model.layers.2.", "glm4_moe_lite": "model.layers.2.", "mimo": "model.mtp_layers.0.",
                 "qwen3_next": "mtp.layers.0.", "qwen3_5": "mtp.layers.0."}
 QWEN_NORMS = (".input_layernorm.weight", ".post_attention_layernorm.weight", "model.norm.weight", ".q_norm.weight",
               ".k_norm.weight")
@@ -180,7 +192,7 @@ def write_checkpoint(family: str, folder: Path, seed: int = 0) -> Path:
     for name in params:
         if name.startswith(extra) and name.endswith(("o_proj.weight", "down_proj.weight")):
             params[name] = params[name] * 0.05
-    if family in ("deepseek_v3", "glm4_moe_lite"):  # MLA: mlx-lm splits kv_b_proj on load
+    if family in ("deepseek_v3", "deepseek_v32", "glm4_moe_lite"):  # MLA: mlx-lm splits kv_b_proj on load
         params = _join_kv_b(params)
     hf = {}
     for name, value in params.items():
@@ -205,7 +217,7 @@ def write_checkpoint(family: str, folder: Path, seed: int = 0) -> Path:
     # The hidden half of the concatenation: second for DeepSeek/GLM/Qwen (cat(emb, h)), first for MiMo (cat(h, emb)).
     pass_h = mx.concatenate([eye, mx.zeros((D, D))], 1) if family == "mimo" else mx.concatenate([mx.zeros((D, D)), eye], 1)
     hf[names["proj"] + ".weight"] = proj + pass_h
-    if family in ("deepseek_v3", "glm4_moe", "glm4_moe_lite"):  # next-n layers carry copies of the shared embedding and head
+    if family in ("deepseek_v3", "deepseek_v32", "glm4_moe", "glm4_moe_lite"):  # next-n layers carry copies of the shared embedding and head
         hf[f"model.layers.{n}.embed_tokens.weight"] = hf[embed_key]
         hf[f"model.layers.{n}.shared_head.head.weight"] = hf["lm_head.weight"]
     hf = {k: v.astype(mx.float32) for k, v in hf.items()}

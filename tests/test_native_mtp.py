@@ -26,8 +26,8 @@ from mlx_specdec.models.native_mtp import load_native_head, reference_drafts
 from tests.native_mtp_fixtures import FUSION_NAMES, MTP_SHARD, SHARDS, mtp_tensor_names, write_checkpoint
 
 ROOT = Path(__file__).resolve().parents[1]
-SEEDS = {"deepseek_v3": 1, "glm4_moe": 2, "glm4_moe_lite": 0, "mimo": 4, "qwen3_next": 4, "qwen3_5": 3}  # seeds whose heads get full acceptances
-FAST = ["glm4_moe", "glm4_moe_lite", "mimo", "qwen3_next", "qwen3_5"]
+SEEDS = {"deepseek_v3": 1, "deepseek_v32": 2, "glm4_moe": 2, "glm4_moe_lite": 0, "mimo": 4, "qwen3_next": 4, "qwen3_5": 3}  # seeds whose heads get full acceptances
+FAST = ["deepseek_v32", "glm4_moe", "glm4_moe_lite", "mimo", "qwen3_next", "qwen3_5"]
 FAMILIES = FAST + [pytest.param("deepseek_v3", marks=pytest.mark.slow)]
 PROMPT = [5, 17, 33, 2, 99, 140, 7]
 N_NEW = 24
@@ -156,11 +156,13 @@ def test_drafts_equal_a_no_cache_reference_forward_every_round(setup):
     assert any(a == n for n, a in drafter.rounds)  # full acceptance was exercised
 
 
+def members(cache):
+    return list(cache.caches) if hasattr(cache, "caches") else [cache]
+
+
 def cache_checker(setup, prompt):
     """An on_commit hook: after every commit the MTP layer's cache equals a rebuild from target-only hidden
     states (one full trunk pass, no cache) over the committed pairs, and the queued pairs are the rest."""
-    from mlx_lm.models.cache import KVCache
-
     context, checked = list(prompt), []
 
     def on_commit(target_seq, d):
@@ -171,15 +173,17 @@ def cache_checker(setup, prompt):
         h = hidden_states(setup.base, mx.array(context[:committed], dtype=mx.int32))
         emb = setup.base.model.embed_tokens(mx.array(context[1 : committed + 1], dtype=mx.int32))
         rows = d.committed_rows
-        assert rows == d.cache.offset  # no speculative row survives a commit
+        assert all(c.offset == rows for c in members(d.cache))  # no speculative row survives a commit
         queue = d.pending_pairs()
         assert rows + (queue[1].shape[0] if queue is not None else 0) == committed
         if rows:
-            cache = KVCache()
+            cache = setup.head.make_cache()
             setup.head(h[None, :rows], emb[None, :rows], cache=cache)
-            for got, want in ((d.cache.keys, cache.keys), (d.cache.values, cache.values)):
-                np.testing.assert_allclose(np.array(got[..., :rows, :]), np.array(want[..., :rows, :]),
-                                           rtol=1e-4, atol=1e-4)
+            for got_c, want_c in zip(members(d.cache), members(cache)):  # every member (DeepSeek-V3.2: 2)
+                assert got_c.offset == want_c.offset == rows
+                for got, want in ((got_c.keys, want_c.keys), (got_c.values, want_c.values)):
+                    np.testing.assert_allclose(np.array(got[..., :rows, :]), np.array(want[..., :rows, :]),
+                                               rtol=1e-4, atol=1e-4)
         if queue is not None:
             np.testing.assert_allclose(np.array(queue[0]), np.array(h[rows:]), rtol=1e-4, atol=1e-4)
             assert queue[1].tolist() == context[rows + 1 : committed + 1]

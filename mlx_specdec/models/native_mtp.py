@@ -68,6 +68,7 @@ class Family:
     zero_first_embedding: bool  # the references zero the embedding at MTP position 0
     norm_offset: bool  # RMSNorm stored as w in x * (1 + w) (Qwen3-Next/Qwen3.5): +1 on conversion
     text_config: bool = False  # the base's sizes live in config["text_config"] (Qwen3.5)
+    indexer_cache: bool = False  # the block's attention also caches indexer keys: CacheList(KVCache, KVCache)
 
 
 _NEXT_N = {"enorm": "embed_norm", "hnorm": "hidden_norm", "eh_proj": "proj", "shared_head.norm": "final_norm"}
@@ -83,6 +84,11 @@ FAMILIES: dict[str, Family] = {f.name: f for f in [
     Family("deepseek_v3", ("deepseek_v3",), "vLLM model_executor/models/deepseek_mtp.py", "deepseek_v3",
            "DeepseekV3DecoderLayer", "next", "next_n", _NEXT_N, embed_first=True, refeed_normed=False,
            zero_first_embedding=True, norm_offset=False),
+    # DeepSeek-V3.2: the same next-n layer (vLLM deepseek_mtp.py builds the V3.2 block with its indexer);
+    # mlx-lm's DeepseekV32DecoderLayer caches the MLA latent and the indexer keys in a CacheList.
+    Family("deepseek_v32", ("deepseek_v32",), "vLLM model_executor/models/deepseek_mtp.py", "deepseek_v32",
+           "DeepseekV32DecoderLayer", "next", "next_n", _NEXT_N, embed_first=True, refeed_normed=False,
+           zero_first_embedding=True, norm_offset=False, indexer_cache=True),
     # GLM-4.5/4.6: vLLM glm4_moe_mtp.py, Glm4MoeMultiTokenPredictorLayer: the same next-n layout and forward
     # as DeepSeek's (enorm, hnorm, eh_proj, shared_head), block = Glm4MoeDecoderLayer.
     Family("glm4_moe", ("glm4_moe",), "vLLM model_executor/models/glm4_moe_mtp.py", "glm4_moe",
@@ -212,19 +218,31 @@ class NativeMTPHead(nn.Module):
         self.family, self.config = family, config
         self.layers = [MTPLayer(family, config, i) for i in range(n_layers)]
 
+    def make_cache(self):
+        """The MTP layer's own cache, of the kind the base's model makes for the same decoder layer."""
+        from mlx_lm.models.cache import CacheList, KVCache
+
+        return CacheList(KVCache(), KVCache()) if self.family.indexer_cache else KVCache()
+
+    @staticmethod
+    def positions(cache):
+        """The member of the cache whose offset counts positions (the KV cache itself, or a CacheList's first)."""
+        return cache[0] if hasattr(cache, "caches") else cache
+
     def __call__(self, hidden: mx.array, emb: mx.array, cache=None, layer: int = 0):
         """hidden (B, T, D) trunk states h_t, emb (B, T, D) embeddings of x_{t+1} -> (normed, refeed).
 
         `normed` goes to the output head; `refeed` is what the next depth receives as its h.
         """
         f, L = self.family, self.layers[layer]
+        kv = self.positions(cache) if cache is not None else None
         if f.zero_first_embedding:
-            offset = cache.offset if cache is not None else 0
+            offset = kv.offset if kv is not None else 0
             first = (offset + mx.arange(emb.shape[1])) == 0
             emb = mx.where(first[None, :, None], mx.zeros_like(emb), emb)
         e, h = L.embed_norm(emb), L.hidden_norm(hidden)
         x = L.proj(mx.concatenate([e, h] if f.embed_first else [h, e], axis=-1))
-        mask = create_attention_mask(x, cache, return_array=True)
+        mask = create_attention_mask(x, kv, return_array=True)
         x = L.block(x, mask, cache)
         normed = L.final_norm(x)
         return normed, (normed if f.refeed_normed else x)
