@@ -88,6 +88,13 @@ CONFIGS = {
         text_config=dict(_QWEN_LINEAR, model_type="qwen3_5_text", mtp_num_hidden_layers=1,
                          rope_parameters={"type": "default", "rope_theta": 10000.0, "partial_rotary_factor": 0.25}),
     ),
+    "qwen3_5_moe": dict(
+        model_type="qwen3_5_moe", architectures=["Qwen3_5MoeForConditionalGeneration"], tie_word_embeddings=False,
+        text_config=dict(_QWEN_LINEAR, model_type="qwen3_5_moe_text", mtp_num_hidden_layers=1, num_experts=4,
+                         num_experts_per_tok=2, decoder_sparse_step=1, shared_expert_intermediate_size=32,
+                         moe_intermediate_size=32,
+                         rope_parameters={"type": "default", "rope_theta": 10000.0, "partial_rotary_factor": 0.25}),
+    ),
     "qwen3_next": dict(
         _QWEN_LINEAR, model_type="qwen3_next", architectures=["Qwen3NextForCausalLM"], num_experts=4,
         num_experts_per_tok=2, decoder_sparse_step=1, shared_expert_intermediate_size=32, mlp_only_layers=[],
@@ -110,10 +117,11 @@ FUSION_NAMES = {
     "qwen3_next": {"embed_norm": "mtp.pre_fc_norm_embedding", "hidden_norm": "mtp.pre_fc_norm_hidden",
                    "proj": "mtp.fc", "final_norm": "mtp.norm"},
 }
-FUSION_NAMES["qwen3_5"] = FUSION_NAMES["qwen3_next"]  # vLLM qwen3_5_mtp.py: the same mtp.* names
+FUSION_NAMES["qwen3_5"] = FUSION_NAMES["qwen3_5_moe"] = FUSION_NAMES["qwen3_next"]  # vLLM qwen3_5_mtp.py
 # Where the extra decoder layer goes in the checkpoint.
 BLOCK_PREFIX = {"deepseek_v3": "model.layers.61.", "deepseek_v32": "model.layers.2.", "glm4_moe": "model.layers.2.", "glm4_moe_lite": "model.layers.2.", "mimo": "model.mtp_layers.0.",
-                "qwen3_next": "mtp.layers.0.", "qwen3_5": "mtp.layers.0."}
+                "qwen3_next": "mtp.layers.0.", "qwen3_5": "mtp.layers.0.", "qwen3_5_moe": "mtp.layers.0."}
+QWEN = ("qwen3_next", "qwen3_5", "qwen3_5_moe")
 QWEN_NORMS = (".input_layernorm.weight", ".post_attention_layernorm.weight", "model.norm.weight", ".q_norm.weight",
               ".k_norm.weight")
 
@@ -125,9 +133,13 @@ def _module(family: str):
 def _to_hf(family: str, name: str, value: mx.array) -> dict:
     """One mlx-lm parameter -> its Hugging Face tensor(s)."""
     m = re.match(r"(.*)switch_mlp\.(\w+)\.weight$", name)
+    if m and family == "qwen3_5_moe":  # fused experts: gate_up_proj (E, 2I, D), down_proj (E, D, I)
+        if m.group(2) == "down_proj":
+            return {f"{m.group(1)}experts.down_proj": value}
+        return {f"{m.group(1)}experts.{m.group(2)}": value}  # joined below
     if m:
         return {f"{m.group(1)}experts.{e}.{m.group(2)}.weight": value[e] for e in range(value.shape[0])}
-    if family in ("qwen3_next", "qwen3_5"):
+    if family in QWEN:
         if "conv1d.weight" in name:
             return {name: mx.moveaxis(value, 2, 1)}
         if value.ndim == 1 and any(name.endswith(s) for s in QWEN_NORMS):
@@ -181,7 +193,7 @@ def write_checkpoint(family: str, folder: Path, seed: int = 0) -> Path:
     model = module.Model(module.ModelArgs.from_dict(bigger))  # one extra layer: its weights become the MTP block
     _randomize(model, seed)
     params = dict(tree_flatten(model.parameters()))
-    lm = "language_model." if family == "qwen3_5" else ""  # mlx-lm's Qwen3.5 wraps the text model
+    lm = "language_model." if family in ("qwen3_5", "qwen3_5_moe") else ""  # mlx-lm's Qwen3.5 wraps the text model
     embed_key, head_key = lm + "model.embed_tokens.weight", lm + "lm_head.weight"
     params[embed_key] = params[embed_key] * 4.0  # sharper logits: greedy chains with structure
     head = params[head_key]
@@ -197,6 +209,9 @@ def write_checkpoint(family: str, folder: Path, seed: int = 0) -> Path:
     hf = {}
     for name, value in params.items():
         hf.update(_to_hf(family, name, value))
+    for key in [k for k in hf if k.endswith("experts.gate_proj")]:
+        prefix = key[: -len("gate_proj")]
+        hf[prefix + "gate_up_proj"] = mx.concatenate([hf.pop(key), hf.pop(prefix + "up_proj")], axis=-2)
     # The extra layer moves under the family's MTP prefix.
     prefix = BLOCK_PREFIX[family]
     hf = {(prefix + k[len(extra):] if k.startswith(extra) else k): v for k, v in hf.items()}
@@ -211,7 +226,7 @@ def write_checkpoint(family: str, folder: Path, seed: int = 0) -> Path:
     names = FUSION_NAMES[family]
     for part in ("embed_norm", "hidden_norm", "final_norm"):
         w = 1.0 + 0.02 * mx.random.normal((D,))
-        hf[names[part] + ".weight"] = (w - 1.0) if family in ("qwen3_next", "qwen3_5") else w
+        hf[names[part] + ".weight"] = (w - 1.0) if family in QWEN else w
     proj = mx.random.normal((D, 2 * D)) * (0.1 / (2 * D) ** 0.5)
     eye = mx.eye(D)
     # The hidden half of the concatenation: second for DeepSeek/GLM/Qwen (cat(emb, h)), first for MiMo (cat(h, emb)).
