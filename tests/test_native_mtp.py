@@ -424,3 +424,28 @@ def test_generate_command_self_speculates_with_a_native_head(setup, capsys):
                           "--prompt", "x,y;z@#", "--ignore-chat-template", "-m", "12", "--json", "--compare"])
     record = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
     assert code == 0 and record["compare"]["identical"] is True and record["stats"]["drafted"] > 0
+
+
+@by_family(["deepseek_v32"])
+def test_fp8_tensors_with_block_scales_are_dequantised_fusion_included(setup, tmp_path):
+    """DeepSeek ships fp8 weights with a weight_scale_inv per 128x128 block; the whole MTP layer goes through
+    mlx-lm's own dequantisation (the fusion projection too)."""
+    fp8 = tmp_path / "fp8"
+    shutil.copytree(setup.src, fp8)
+    tensors = mx.load(str(fp8 / MTP_SHARD))
+    names = ["model.layers.2.eh_proj.weight", "model.layers.2.self_attn.q_a_proj.weight"]
+    scale = 0.5
+    for name in names:
+        tensors[name] = mx.to_fp8(tensors[name] / scale)
+        rows, cols = tensors[name].shape
+        tensors[name.replace(".weight", ".weight_scale_inv")] = mx.full(((rows + 127) // 128, (cols + 127) // 128), scale)
+    mx.save_safetensors(str(fp8 / MTP_SHARD), tensors)
+    index = json.loads((fp8 / "model.safetensors.index.json").read_text())
+    index["weight_map"].update({n.replace(".weight", ".weight_scale_inv"): MTP_SHARD for n in names})
+    (fp8 / "model.safetensors.index.json").write_text(json.dumps(index))
+    head = convert_mtp_only(str(fp8), tmp_path / "head", dtype="float32")
+    got, want = mx.load(str(head / "mtp.safetensors")), mx.load(str(setup.head_dir / "mtp.safetensors"))
+    assert sorted(got) == sorted(want)
+    for name in ("layers.0.proj.weight", "layers.0.block.self_attn.q_a_proj.weight"):
+        err = mx.abs(got[name] - want[name]).max().item()
+        assert 0 < err < 0.1 * mx.abs(want[name]).max().item(), name  # fp8 precision, not garbage
