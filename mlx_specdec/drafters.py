@@ -305,10 +305,15 @@ class NativeMTPDrafter:
             return EMPTY, None
         keys = mx.random.split(key, depth) if key is not None and not policy.greedy else [None] * depth
         project = output_projection(self.base)
-        hidden, tokens = self._queue  # the round's true pairs (the whole prompt's in the first round)
-        for start in range(0, tokens.shape[0], PREFILL_CHUNK):  # chunked like the target's prefill
+        # The round's true pairs (the whole prompt's in the first round, chunked like the target's prefill);
+        # the last row drafts d_1.
+        hidden, tokens = self._queue
+        self._queue = None
+        starts = range(0, tokens.shape[0], PREFILL_CHUNK)
+        for start in starts:
             normed, state = self._layer(hidden[start : start + PREFILL_CHUNK], tokens[start : start + PREFILL_CHUNK])
-        self._queue = None  # the last row drafts d_1
+            if start != starts[-1]:
+                mx.eval(normed)  # a long prompt: bound the graph, as the target's prefill does
         ids, probs, logits = [], [], []
         for d in range(depth):
             if d:
