@@ -449,3 +449,12 @@ def test_fp8_tensors_with_block_scales_are_dequantised_fusion_included(setup, tm
     for name in ("layers.0.proj.weight", "layers.0.block.self_attn.q_a_proj.weight"):
         err = mx.abs(got[name] - want[name]).max().item()
         assert 0 < err < 0.1 * mx.abs(want[name]).max().item(), name  # fp8 precision, not garbage
+
+
+@by_family(["mimo", "qwen3_next"])
+@pytest.mark.parametrize("strategy", ["recompute", "refeed", "positions", "auto"])
+def test_every_state_strategy_gives_the_drafter_its_hidden_rows(setup, strategy):
+    """The verification pass's hidden rows reach the MTP layer under every way the target keeps its state
+    (qwen3_next is hybrid: its recurrent layers roll back by re-feed or per-position states)."""
+    ids, stats = speculative_generate(setup.base, setup.drafter(3), PROMPT, N_NEW, k=3, strategy=strategy)
+    assert ids == oracle_greedy(setup.base, PROMPT, N_NEW) and stats.accepted > 0
