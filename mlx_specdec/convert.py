@@ -495,12 +495,19 @@ def convert_mtp_only(src: str, out, *, dtype: str = "float16", q_bits: int | Non
         raise MTPShapeError(str(e)) from None
     head.load_weights(list(weights.items()))
     stored = stored_weights(head, dtype)
+    n_params = sum(v.size for v in stored.values())
     head.load_weights(list(stored.items()))
     if q_bits is not None:
-        from mlx_lm.utils import quantize_model
+        import mlx.nn as nn
 
-        _, qconfig = quantize_model(head, {}, q_group_size, q_bits)
-        head_config["quantization"] = qconfig["quantization"]
+        # mlx-lm's rule (utils.quantize_model): every layer that can be, whose input width the group divides;
+        # MoE routers stay in --dtype (mlx-lm keeps Qwen's at 8 bits: routing is sensitive to rounding).
+        def quantizable(path, m):
+            return (hasattr(m, "to_quantized") and m.weight.shape[-1] % q_group_size == 0
+                    and not path.endswith(("mlp.gate", "shared_expert_gate")))
+
+        nn.quantize(head, group_size=q_group_size, bits=q_bits, class_predicate=quantizable)
+        head_config["quantization"] = {"group_size": q_group_size, "bits": q_bits, "mode": "affine"}
         stored = dict(tree_flatten(head.parameters()))
     fingerprint, tokenizer_files = None, [f for f in HF_TOKENIZER_FILES if source.file(f, required=False) is not None]
     if tokenizer_files:
@@ -516,7 +523,7 @@ def convert_mtp_only(src: str, out, *, dtype: str = "float16", q_bits: int | Non
     head_config.update({
         "source": src, "reference": family.reference, "dtype": dtype, "tokenizer_fingerprint": fingerprint,
         "source_tensors": mtp_names, "shards_read": list(source.shards_read), "shards_total": len(all_shards),
-        "indexed": indexed, "parameters": sum(v.size for v in stored.values()),
+        "indexed": indexed, "parameters": n_params,
     })
     out = Path(out)
 
@@ -539,13 +546,13 @@ def native_mtp_card(name: str, config: dict) -> str:
         "(quantised ones included) and self-speculate:",
         "",
         "```bash",
-        f"python -m mlx_specdec.generate --model <mlx-lm folder of the base> --draft-model {name} -k 3",
+        f"python -m mlx_specdec.generate --model <mlx-lm folder of the base> --draft-model path/to/{name} -k 3",
         "```",
         "",
         f"- layout read from: {config['reference']}",
         f"- MTP layers: {config['num_mtp_layers']}; {len(config['source_tensors'])} tensors read from "
         f"{len(config['shards_read'])} of {config['shards_total']} shard(s): {', '.join(config['shards_read'])}",
-        f"- weights stored as {stored}; {config['parameters']:,} values. Copies of the base's embedding and output",
+        f"- {config['parameters']:,} parameters, stored as {stored}. Copies of the base's embedding and output",
         "  head are not stored: the base's own are used",
         f"- tokenizer fingerprint: `{config['tokenizer_fingerprint']}`" if config["tokenizer_fingerprint"]
         else "- no tokenizer files in the source: the tokenizer is not checked on attach",

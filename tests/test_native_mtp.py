@@ -458,3 +458,14 @@ def test_every_state_strategy_gives_the_drafter_its_hidden_rows(setup, strategy)
     (qwen3_next is hybrid: its recurrent layers roll back by re-feed or per-position states)."""
     ids, stats = speculative_generate(setup.base, setup.drafter(3), PROMPT, N_NEW, k=3, strategy=strategy)
     assert ids == oracle_greedy(setup.base, PROMPT, N_NEW) and stats.accepted > 0
+
+
+@by_family(["qwen3_next"])
+def test_a_quantised_head_keeps_its_moe_router_unquantised(setup, tmp_path):
+    head_dir = convert_mtp_only(str(setup.src), tmp_path / "head-q4", q_bits=4, q_group_size=32)
+    names = set(mx.load(str(head_dir / "mtp.safetensors")))
+    assert "layers.0.block.mlp.gate.weight" in names and "layers.0.block.mlp.gate.scales" not in names
+    assert "layers.0.block.self_attn.q_proj.scales" in names
+    head = load_native_head(head_dir, setup.base, setup.tokenizer)
+    ids, _ = speculative_generate(setup.base, NativeMTPDrafter(head, setup.base), PROMPT, N_NEW, k=2)
+    assert ids == oracle_greedy(setup.base, PROMPT, N_NEW)
