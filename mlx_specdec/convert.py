@@ -36,7 +36,7 @@ import mlx.core as mx
 import numpy as np
 from mlx.utils import tree_flatten
 
-from .errors import ModelLoadError, SpecDecError
+from .errors import MissingMTPError, ModelLoadError, MTPShapeError, SpecDecError
 from .models.gpt_neo import (
     CONFIG,
     TOKENIZER_FILES,
@@ -380,3 +380,185 @@ def convert_state_dict(src, out, *, key_map=None, config=None, tokenizer=None, o
 
 def default_out(src: str) -> Path:
     return Path("models") / Path(src.rstrip("/")).name.lower()
+
+
+# ---------------------------------------------------------------- native MTP layers (--mtp-only)
+
+
+INDEX = "model.safetensors.index.json"
+HF_TOKENIZER_FILES = ("tokenizer.json", "tokenizer_config.json", "special_tokens_map.json", "vocab.json",
+                      "merges.txt", "tokenizer.model")
+
+
+class _MTPSource:
+    """A checkpoint's config and index, and its shards one at a time: from a local folder, or fetched from the
+    hub file by file (only the shards asked for are downloaded)."""
+
+    def __init__(self, src: str):
+        self.src = src
+        path = Path(src).expanduser()
+        if path.exists():
+            if not path.is_dir():
+                raise SpecDecError(f"{src!r} is a file; --mtp-only reads a Hugging Face checkpoint folder or hub repo id")
+            self.folder, self.repo = path, None
+        else:
+            if not REPO_ID.match(src) or src.startswith((".", "/", "~")):
+                raise SpecDecError(f"source {src!r} does not exist; expected a checkpoint folder or a hub repo id")
+            if hub_offline():
+                raise SpecDecError(f"{src!r} is not a local folder and the hub is offline (HF_HUB_OFFLINE is set); "
+                                   "download its config.json, index and MTP shards and pass the folder")
+            import huggingface_hub as hub
+
+            reason = hub_reachable(hub.constants.ENDPOINT)
+            if reason is not None:
+                raise SpecDecError(f"cannot reach the Hugging Face hub to read {src!r} ({reason}); pass a local folder")
+            self.folder, self.repo = None, src
+        self.shards_read: list[str] = []
+
+    def file(self, name: str, required: bool = True) -> Path | None:
+        if self.repo is None:
+            path = self.folder / name
+            if path.is_file():
+                return path
+            if required:
+                raise ModelLoadError(f"{str(self.folder)!r} is missing {name}")
+            return None
+        import huggingface_hub as hub
+
+        try:
+            return Path(hub.hf_hub_download(self.repo, name))
+        except Exception as e:  # noqa: BLE001 - missing file, gated repo, dropped connection
+            if not required:
+                return None
+            raise SpecDecError(f"could not fetch {name} of {self.repo!r} from the hub "
+                               f"({type(e).__name__}: {first_line(e)[:160]})") from None
+
+    def shard(self, name: str) -> dict:
+        path = self.file(name)
+        self.shards_read.append(name)
+        return load_safetensors(path)
+
+
+def _weight_map(source: _MTPSource) -> tuple[dict, bool]:
+    """{tensor name: shard file} from the index, or from the single model.safetensors; and whether it was indexed."""
+    index = source.file(INDEX, required=False)
+    if index is not None:
+        try:
+            weight_map = json.loads(index.read_text())["weight_map"]
+        except (json.JSONDecodeError, KeyError, TypeError, UnicodeDecodeError):
+            raise ModelLoadError(f"{index} is not a valid safetensors index (no weight_map)") from None
+        if not isinstance(weight_map, dict):
+            raise ModelLoadError(f"{index} is not a valid safetensors index (weight_map is not an object)")
+        return weight_map, True
+    single = source.file(WEIGHTS, required=False)
+    if single is None:
+        raise ModelLoadError(f"{source.src!r} has neither {INDEX} nor {WEIGHTS}")
+    return {name: WEIGHTS for name in load_safetensors(single)}, False
+
+
+def convert_mtp_only(src: str, out, *, dtype: str = "float16", q_bits: int | None = None, q_group_size: int = 64,
+                     overwrite: bool = False) -> Path:
+    """Extract a checkpoint's MTP layer(s) into a head folder that attaches to any mlx-lm conversion of the base.
+
+    Reads config.json and the index, then only the shards that hold MTP tensors (fetching just those when
+    `src` is a hub id). The weights are mapped to models.native_mtp's names the way mlx-lm maps the trunk's.
+    """
+    from .models import native_mtp as nm
+
+    if dtype not in DTYPES:
+        raise SpecDecError(f"dtype must be one of {', '.join(DTYPES)}, got {dtype!r}")
+    if q_bits is not None and q_bits not in (2, 3, 4, 5, 6, 8):
+        raise SpecDecError(f"--q-bits must be one of 2, 3, 4, 5, 6, 8, got {q_bits!r}")
+    source = _MTPSource(src)
+    config = read_json(source.file(CONFIG))
+    family = nm.family_for(config, f"{src}/config.json")
+    weight_map, indexed = _weight_map(source)
+    mtp_names = sorted(k for k in weight_map if nm.split_key(family, config, k) is not None)
+    if not mtp_names:
+        raise MissingMTPError(f"{src!r} ({family.name}) has no MTP tensors; expected {nm.mtp_key_description(family, config)}")
+    shards = sorted({weight_map[k] for k in mtp_names})
+    tensors = {}
+    for shard in shards:
+        held = source.shard(shard)
+        missing = [k for k in mtp_names if weight_map[k] == shard and k not in held]
+        if missing:
+            raise ModelLoadError(f"shard {shard!r} of {src!r} lacks {missing[0]!r}, which its index places there")
+        tensors.update({k: held[k] for k in mtp_names if weight_map[k] == shard})
+    n_layers = 1 + max(nm.split_key(family, config, k)[0] for k in mtp_names)
+    head_config = {"model_type": nm.NATIVE_TYPE, "family": family.name, "num_mtp_layers": n_layers,
+                   "base_config": config}
+    head = nm.build_head(head_config)
+    weights = nm.module_weights(family, config, tensors)
+    try:
+        check_weights(head, weights, f"the MTP tensors of {src!r}")
+    except ModelLoadError as e:
+        raise MTPShapeError(str(e)) from None
+    head.load_weights(list(weights.items()))
+    stored = stored_weights(head, dtype)
+    n_params = sum(v.size for v in stored.values())
+    head.load_weights(list(stored.items()))
+    if q_bits is not None:
+        import mlx.nn as nn
+
+        # mlx-lm's rule (utils.quantize_model): every layer that can be, whose input width the group divides;
+        # MoE routers stay in --dtype (mlx-lm keeps Qwen's at 8 bits: routing is sensitive to rounding).
+        def quantizable(path, m):
+            return (hasattr(m, "to_quantized") and m.weight.shape[-1] % q_group_size == 0
+                    and not path.endswith(("mlp.gate", "shared_expert_gate")))
+
+        nn.quantize(head, group_size=q_group_size, bits=q_bits, class_predicate=quantizable)
+        head_config["quantization"] = {"group_size": q_group_size, "bits": q_bits, "mode": "affine"}
+        stored = dict(tree_flatten(head.parameters()))
+    fingerprint, tokenizer_files = None, [f for f in HF_TOKENIZER_FILES if source.file(f, required=False) is not None]
+    if tokenizer_files:
+        from mlx_lm.tokenizer_utils import load as load_hf_tokenizer
+
+        tok_dir = source.file(tokenizer_files[0]).parent
+        try:
+            fingerprint = nm.vocab_fingerprint(load_hf_tokenizer(tok_dir))
+        except Exception as e:  # noqa: BLE001 - a broken tokenizer is named, not a traceback
+            raise ModelLoadError(f"the tokenizer of {src!r} cannot be read ({type(e).__name__}: {first_line(e)[:120]})") \
+                from None
+    all_shards = sorted(set(weight_map.values()))
+    head_config.update({
+        "source": src, "reference": family.reference, "dtype": dtype, "tokenizer_fingerprint": fingerprint,
+        "source_tensors": mtp_names, "shards_read": list(source.shards_read), "shards_total": len(all_shards),
+        "indexed": indexed, "parameters": n_params,
+    })
+    out = Path(out)
+
+    def fill(tmp: Path) -> None:
+        mx.save_safetensors(str(tmp / nm.WEIGHTS), stored, metadata={"format": "mlx"})
+        (tmp / CONFIG).write_text(json.dumps(head_config, indent=2) + "\n")
+        (tmp / "README.md").write_text(native_mtp_card(out.name, head_config))
+
+    return atomic_folder(out, fill, overwrite=overwrite)
+
+
+def native_mtp_card(name: str, config: dict) -> str:
+    quant = config.get("quantization")
+    stored = f"{quant['bits']}-bit (group {quant['group_size']}, mlx-lm's affine quantisation)" if quant else config["dtype"]
+    return "\n".join([
+        f"# {name}",
+        "",
+        f"The multi-token-prediction layer that `{config['source']}` ships ({config['family']} family), extracted by",
+        "`python -m mlx_specdec.convert SRC --mtp-only`. Attach it to any mlx-lm conversion of the same base",
+        "(quantised ones included) and self-speculate:",
+        "",
+        "```bash",
+        f"python -m mlx_specdec.generate --model <mlx-lm folder of the base> --draft-model path/to/{name} -k 3",
+        "```",
+        "",
+        f"- layout read from: {config['reference']}",
+        f"- MTP layers: {config['num_mtp_layers']}; {len(config['source_tensors'])} tensors read from "
+        f"{len(config['shards_read'])} of {config['shards_total']} shard(s): {', '.join(config['shards_read'])}",
+        f"- {config['parameters']:,} parameters, stored as {stored}. Copies of the base's embedding and output",
+        "  head are not stored: the base's own are used",
+        f"- tokenizer fingerprint: `{config['tokenizer_fingerprint']}`" if config["tokenizer_fingerprint"]
+        else "- no tokenizer files in the source: the tokenizer is not checked on attach",
+        "- compatibility with a base is checked against its architecture and config (hidden size, vocabulary,",
+        "  layer count and types, tokenizer), never the weight bytes",
+        "",
+        "See the source repository for the license and intended use.",
+        "",
+    ])

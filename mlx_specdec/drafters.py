@@ -12,7 +12,7 @@ The loop only knows this protocol (compare transformers' candidate generators):
 
 A drafter may propose fewer than k tokens (the loop counts what it got), and
 may define ``bind(target, target_seq)``: called once before prefill, it lets a
-drafter that lives on the target's own trunk (`MTPDrafter` below) read the hidden
+drafter that lives on the target's own trunk (`MTPDrafter`, `NativeMTPDrafter` below) read the hidden
 states of every verification pass (set ``target_seq.capture_hidden = True``).
 """
 
@@ -26,7 +26,7 @@ import mlx.core as mx
 from .errors import IncompatibleModelsError, SpecDecError
 from .models.mtp_head import as_ids
 from .sampling import SamplingPolicy
-from .state import make_sequence, model_vocab_size
+from .state import PREFILL_CHUNK, make_sequence, model_vocab_size, output_projection
 
 
 @runtime_checkable
@@ -242,3 +242,102 @@ def acceptance_by_depth(rounds: list[tuple[int, int]], max_depth: int) -> list[d
             conditional=acc / len(reached) if reached else 0.0,
         ))
     return out
+
+
+class NativeMTPDrafter:
+    """Self-speculation with the MTP layer a checkpoint ships (models/native_mtp.py), on the target's trunk.
+
+    The MTP layer attends, so unlike MTPHead it keeps a KV cache: row t holds the pair (h_t, x_{t+1}) at
+    position t. The cache only ever holds true pairs at a commit: each round, one call of the layer feeds
+    the pairs the last verification pass made true (its hidden rows 0..j with d_1..d_j and the target's token)
+    and its last row drafts d_1; deeper drafts re-feed the layer's own output and append speculative rows,
+    which commit() trims. The prompt's pairs are fed by the first call (the prefill of the MTP cache).
+    """
+
+    def __init__(self, head, base, max_depth: int | None = None):
+        if max_depth is not None and (isinstance(max_depth, bool) or not isinstance(max_depth, int) or max_depth < 1):
+            raise SpecDecError(f"max_depth must be an integer >= 1 or None, got {max_depth!r}")
+        self.head, self.base = head, base
+        self.vocab_size = model_vocab_size(base)
+        self.max_depth = max_depth or DEFAULT_DRAFT_DEPTH
+        self.cache = head.make_cache()
+        self._seq = None
+        self._queue = None  # (hidden rows (n, D), next tokens (n,)): true pairs not yet in the cache
+        self._speculative = 0  # rows of this round's deeper drafts, trimmed at commit
+        self._drafts = EMPTY
+        self.draft_logits = None
+        self.rounds: list[tuple[int, int]] = []
+
+    def bind(self, target, target_seq) -> None:
+        if target is not self.base:
+            raise IncompatibleModelsError(
+                f"this MTP head is attached to another {type(self.base).__name__} instance than the target "
+                f"{type(target).__name__}; load it onto the target (load_native_head(path, target))")
+        target_seq.capture_hidden = True
+        self._seq = target_seq
+
+    @property
+    def committed_rows(self) -> int:
+        """Rows of the MTP cache that are committed (true pairs)."""
+        return self.head.positions(self.cache).offset - self._speculative
+
+    def pending_pairs(self):
+        return self._queue
+
+    def prefill(self, prompt_ids) -> None:
+        self.cache = self.head.make_cache()
+        self._speculative, self._drafts, self.rounds = 0, EMPTY, []
+        hidden = getattr(self._seq, "hidden", None)
+        ids = as_ids(prompt_ids)
+        # The target's prefill kept rows h_0..h_{P-2}: pairs (h_t, x_{t+1}) for every prompt position.
+        ok = hidden is not None and hidden.ndim == 2 and hidden.shape[0] == ids.shape[0] - 1 > 0
+        self._queue = (hidden, ids[1:]) if ok else None
+
+    def _layer(self, hidden, tokens):
+        emb = self.base.model.embed_tokens(tokens)[None]
+        normed, refeed = self.head(hidden[None].astype(emb.dtype), emb, cache=self.cache)
+        return normed[0, -1:], refeed[0, -1:]
+
+    def propose(self, k, policy, key):
+        depth = min(k, self.max_depth)
+        self._speculative, self._drafts = 0, EMPTY
+        if depth < 1 or self._queue is None:
+            return EMPTY, None
+        keys = mx.random.split(key, depth) if key is not None and not policy.greedy else [None] * depth
+        project = output_projection(self.base)
+        # The round's true pairs (the whole prompt's in the first round, chunked like the target's prefill);
+        # the last row drafts d_1.
+        hidden, tokens = self._queue
+        self._queue = None
+        starts = range(0, tokens.shape[0], PREFILL_CHUNK)
+        for start in starts:
+            normed, state = self._layer(hidden[start : start + PREFILL_CHUNK], tokens[start : start + PREFILL_CHUNK])
+            if start != starts[-1]:
+                mx.eval(normed)  # a long prompt: bound the graph, as the target's prefill does
+        ids, probs, logits = [], [], []
+        for d in range(depth):
+            if d:
+                normed, state = self._layer(state, ids[-1])
+                self._speculative += 1
+            logits.append(project(normed))
+            token, q = policy.pick(logits[-1], keys[d])
+            ids.append(token.astype(mx.int32))
+            probs.append(q)
+        self._drafts = mx.concatenate(ids)
+        self.draft_logits = mx.concatenate(logits)  # lazy: computed only if someone reads it
+        return self._drafts, (None if policy.greedy else mx.concatenate(probs))
+
+    def commit(self, accepted, token) -> None:
+        if self._seq is None:
+            raise SpecDecError("NativeMTPDrafter was not bound to a target sequence; drive it through speculative_generate")
+        self.rounds.append((self._drafts.shape[0], accepted))
+        if self._speculative:
+            self.cache.trim(self._speculative)  # rows from re-fed drafts are never true pairs (every member)
+            self._speculative = 0
+        # Rows 0..accepted of the verification pass are h at pending, d_1..d_accepted: each pairs with the
+        # token after it (d_1..d_accepted, then the target's token).
+        pairs = (self._seq.hidden[: accepted + 1],
+                 mx.concatenate([self._drafts[:accepted], mx.array([token], dtype=mx.int32)]))
+        if self._queue is not None:  # nothing was drafted this round: the earlier pairs still wait
+            pairs = tuple(mx.concatenate([a, b]) for a, b in zip(self._queue, pairs))
+        self._queue = pairs

@@ -25,3 +25,15 @@ class InterruptedRun(SpecDecError):
 
 class TrainingDiverged(SpecDecError):
     """A non-finite loss or weight: the run stops and saves nothing from that state."""
+
+
+class MissingMTPError(ModelLoadError):
+    """A checkpoint asked for its MTP layers that holds none."""
+
+
+class UnknownMTPFamilyError(SpecDecError):
+    """A model family with no native MTP support."""
+
+
+class MTPShapeError(ModelLoadError):
+    """MTP tensors whose names or shapes do not fit the layer the config describes."""

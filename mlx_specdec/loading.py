@@ -90,7 +90,7 @@ def check_model_config(config: dict, path: Path) -> None:
     """
     where = path / "config.json"
     model_type = config.get("model_type")
-    if model_type == "mtp_head" or (path / "head.safetensors").is_file():
+    if model_type in ("mtp_head", "native_mtp") or (path / "head.safetensors").is_file():
         raise ModelLoadError(
             f"{str(path)!r} is an MTP head, not a model; pass it as --draft-model (its base model is the --model)"
         )

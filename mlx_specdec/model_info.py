@@ -42,6 +42,9 @@ def model_vocab_size(model) -> int | None:
 
 def output_projection(model):
     """The map from trunk hidden states to logits (untied head or tied embedding)."""
+    inner = getattr(model, "language_model", None)  # VL wrappers (qwen3_5): the text model holds the head
+    if inner is not None and getattr(inner, "model", None) is getattr(model, "model", None):
+        return output_projection(inner)
     head = getattr(model, "lm_head", None)
     if head is not None:
         return head

@@ -33,7 +33,8 @@ def _parser():
     p.add_argument("--model", help="target: a model-store folder, an mlx-lm folder or a hub id (default: storylm-5m)")
     p.add_argument(
         "--draft-model",
-        help="drafter: a model sharing the target's tokenizer, an MTP head folder (e.g. storylm-5m-mtp), "
+        help="drafter: a model sharing the target's tokenizer, an MTP head folder (e.g. storylm-5m-mtp, or a "
+        "checkpoint's own MTP layer from `convert --mtp-only`), "
         "or 'prompt-lookup' (default: storylm-1m with the default target)",
     )
     p.add_argument("--no-draft", action="store_true", help="plain decoding of the target, no speculation")
@@ -156,12 +157,17 @@ def _load_drafter(name: str, target, tokenizer, target_name: str):
     from ..drafters import MTPDrafter, PromptLookupDrafter
     from ..loading import check_pair, load, resolve_model_path
     from ..models.head_store import is_head_folder, load_head
+    from ..models.native_mtp import is_native_head_folder, load_native_head
 
     if name == "prompt-lookup":
         return PromptLookupDrafter()
     path = resolve_model_path(name)
     if path is not None and is_head_folder(path):
         return MTPDrafter(load_head(path, target, tokenizer))
+    if path is not None and is_native_head_folder(path):  # a checkpoint's own MTP layer (convert --mtp-only)
+        from ..drafters import NativeMTPDrafter
+
+        return NativeMTPDrafter(load_native_head(path, target, tokenizer, base_name=target_name), target)
     drafter, draft_tok = load(name)
     check_pair(tokenizer, draft_tok, target_name, name)
     return drafter
