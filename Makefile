@@ -52,8 +52,15 @@ bench: $(STAMP)
 bench-quick: $(STAMP)
 	$(PY) -m bench --quick --out bench/results
 
+# Retrain everything that ships, in order: the three rungs on one tokenizer, the 5M's MTP head, the hybrid
+# member; then the ladder bench. Refuses to replace models/ unless OVERWRITE=1 (about 3.5 hours on 2 cores).
+LADDER_FLAGS = $(if $(CORPUS),--corpus $(CORPUS),) $(if $(OVERWRITE),--overwrite,)
 ladder: $(STAMP)
-	$(PY) -m mlx_specdec.train --ladder $(if $(CORPUS),--corpus $(CORPUS),) --out models
+	$(PY) -m mlx_specdec.train --ladder --ladder-presets storylm-1m,storylm-5m,storylm-30m $(LADDER_FLAGS) --out models
+	$(PY) -m mlx_specdec.mtp train --base models/storylm-5m --out models/storylm-5m-mtp --time-budget-min 12 $(LADDER_FLAGS)
+	$(PY) -m mlx_specdec.train --preset storylm-5m-hybrid --tokenizer runs/ladder/tokenizer.model --data-cache runs/ladder \
+	  --out models/storylm-5m-hybrid $(LADDER_FLAGS)
+	$(PY) -m bench.ladder --out bench/results
 
 doctor: $(STAMP)
 	$(PY) -m mlx_specdec.doctor

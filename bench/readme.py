@@ -28,9 +28,7 @@ from .report import replace_block, spread
 
 ROOT = Path(__file__).resolve().parents[1]
 HEAD = "storylm-5m-mtp"
-EVALUATED_IN = "storylm-5m-hybrid"  # its card holds the ladder's held-out loss table
-EVALUATED_HEADING = "## Held-out loss"
-SHIPPED = ("storylm-1m", "storylm-5m", "storylm-5m-hybrid", HEAD)
+SHIPPED = ("storylm-1m", "storylm-5m", "storylm-30m", "storylm-5m-hybrid", HEAD)
 
 
 def _rel(path: Path, root: Path) -> str:
@@ -42,9 +40,17 @@ def _link(path: Path, root: Path) -> str:
     return f"[`{rel}`]({rel})"
 
 
+# Focused bench modules name their files <date>-<machine>-<kind>[-...].json.
+FOCUSED = ("rollback", "adaptive", "ladder", "sharded")
+
+
+def _focused(name: str) -> bool:
+    return any(f"-{kind}-" in name or name.endswith(f"-{kind}.json") for kind in FOCUSED)
+
+
 def results_file(root: Path = ROOT) -> Path:
     """The newest committed `python -m bench` result (file names start with the date)."""
-    found = sorted(p for p in (root / "bench" / "results").glob("*.json") if "-rollback-" not in p.name)
+    found = sorted(p for p in (root / "bench" / "results").glob("*.json") if not _focused(p.name))
     if not found:
         raise FileNotFoundError(f"no bench results in {root / 'bench' / 'results'}")
     return found[-1]
@@ -52,6 +58,11 @@ def results_file(root: Path = ROOT) -> Path:
 
 def rollback_file(root: Path = ROOT) -> Path | None:
     found = sorted((root / "bench" / "results").glob("*-rollback-*.json"))
+    return found[-1] if found else None
+
+
+def ladder_file(root: Path = ROOT) -> Path | None:
+    found = sorted((root / "bench" / "results").glob("*-ladder.json"))
     return found[-1] if found else None
 
 
@@ -242,8 +253,10 @@ def _what(config: dict) -> str:
 
 
 def models_table(root: Path) -> str:
-    evaluated_card = root / "models" / EVALUATED_IN / "README.md"
-    losses = {row[0].split()[0]: float(row[3]) for row in card_table(evaluated_card.read_text(), EVALUATED_HEADING)}
+    ladder = ladder_file(root)
+    losses = {}
+    if ladder is not None:
+        losses = {r["model"]: r for r in json.loads(ladder.read_text())["losses"]}
     lines = ["| folder | what | weights |", "|---|---|---|"]
     fingerprints, vocab = set(), set()
     for name in SHIPPED:
@@ -253,15 +266,16 @@ def models_table(root: Path) -> str:
         weights = folder / ("head.safetensors" if config["model_type"] == "mtp_head" else "model.safetensors")
         what = f"{_what(config)}, {training['wall time']} of training here"
         if name in losses:
-            what += f", held-out loss {losses[name]:.3f}"
+            what += (f", held-out loss {losses[name]['valid_loss']:.3f} (generator) / "
+                     f"{losses[name]['yardstick_loss']:.3f} (hand-written)")
         lines.append(f"| `models/{name}` | {what} | {weights.stat().st_size / 1e6:.1f} MB |")
         fingerprints.add(config.get("tokenizer_fingerprint") or config.get("base_tokenizer_fingerprint"))
         vocab.add(config["architecture"].get("vocab_size"))
     (fp,), (v,) = fingerprints, vocab  # one tokenizer for the whole ladder, or this line is wrong
+    source = f"[`{_rel(ladder, root)}`]({_rel(ladder, root)})" if ladder is not None else "no ladder results yet"
     lines += ["", f"All {len(SHIPPED)} share one {v}-piece sentencepiece tokenizer (fingerprint `{fp}`, each "
               f"`config.json`). Parameters: `config.json`; training time: each card's Training table; held-out "
-              f"loss: the table in [`models/{EVALUATED_IN}/README.md`](models/{EVALUATED_IN}/README.md) "
-              f"(`python -m mlx_specdec.train --evaluate`, the same valid-split targets for every model)."]
+              f"losses (nats per token): {source} (`python -m bench.ladder`: the same targets for every model)."]
     return "\n".join(lines)
 
 
@@ -284,6 +298,11 @@ def render(readme_text: str, root: Path = ROOT) -> str:
         from .rollback import readme_block
 
         blocks["rollback-table"] = readme_block(json.loads(rollback.read_text()), _rel(rollback, root))
+    ladder = ladder_file(root)
+    if ladder is not None:
+        from .ladder import readme_block as ladder_block
+
+        blocks["ladder"] = ladder_block(json.loads(ladder.read_text()), _rel(ladder, root))
     for name, body in blocks.items():
         readme_text = replace_block(readme_text, name, body)
     return readme_text

@@ -18,9 +18,10 @@ from .training.checkpoints import CHECKPOINT_META, load_checkpoint, read_checkpo
 from .training.data import batch_rows, pack
 from .training.loop import Progress, check_hyperparameters, machine, make_optimizer
 from .training.storylm import (PRESET_DEFAULTS, TrainConfig, build_preset, evaluate, evaluate_models, greedy_sample,
-                               train, train_ladder)
+                               story_loss, train, train_ladder, yardstick_tokens)
 
 __all__ = ["CHECKPOINT_META", "PRESET_DEFAULTS", "Progress", "TrainConfig", "batch_rows", "build_preset",
            "check_hyperparameters", "evaluate", "evaluate_models", "greedy_sample", "load_checkpoint", "machine",
-           "make_optimizer", "pack", "read_checkpoint_meta", "save_checkpoint", "train", "train_ladder"]
+           "make_optimizer", "pack", "read_checkpoint_meta", "save_checkpoint", "story_loss", "train", "train_ladder",
+           "yardstick_tokens"]
 

@@ -52,3 +52,47 @@ def test_mlx_lm_generate_step_drives_the_shipped_model(ladder):
     prompt = tok.encode(PROMPTS[0])
     theirs = [int(t) for t, _ in generate_step(mx.array(prompt), target, max_tokens=40)]
     assert theirs == greedy_generate(target, prompt, 40)
+
+
+# ---------------------------------------------------------------------------
+# The three rungs on the new corpus (bench.ladder's committed results)
+# ---------------------------------------------------------------------------
+
+
+def _ladder_results():
+    import json
+
+    from bench.readme import ladder_file
+
+    path = ladder_file()
+    assert path is not None, "bench/results holds no ladder results: run `python -m bench.ladder --out bench/results`"
+    return {r["model"]: r for r in json.loads(path.read_text())["losses"]}
+
+
+@pytest.mark.parametrize("column", ["yardstick_loss", "shapes_loss", "valid_loss"])
+def test_loss_falls_along_the_ladder_by_a_tenth_of_a_nat(column):
+    rows = _ladder_results()
+    small, mid, big = (rows[n][column] for n in ("storylm-1m", "storylm-5m", "storylm-30m"))
+    assert small - mid >= 0.1 and mid - big >= 0.1, (column, small, mid, big)
+
+
+def test_committed_yardstick_losses_are_what_the_shipped_weights_score():
+    from mlx_specdec.models.store import load_any_store
+    from mlx_specdec.train import story_loss, yardstick_tokens
+
+    rows = _ladder_results()
+    for name in ("storylm-1m", "storylm-5m", "storylm-30m"):
+        model, tok = load_any_store(SHIPPED / name)
+        loss = story_loss(model, yardstick_tokens(tok, 256), 16)
+        assert loss == pytest.approx(rows[name]["yardstick_loss"], abs=2e-3), name
+
+
+@pytest.mark.parametrize("drafter", ["storylm-1m", "storylm-5m"])
+def test_drafting_for_the_30m_is_byte_identical_to_its_greedy(drafter):
+    target, draft, tok = load_pair(str(SHIPPED / "storylm-30m"), str(SHIPPED / drafter))
+    for text in PROMPTS[:3]:
+        prompt = tok.encode(text)
+        expected = greedy_generate(target, prompt, 48, eos_id=tok.eos_id)
+        out, stats = speculative_generate(target, draft, prompt, 48, k=4, eos_id=tok.eos_id)
+        assert tok.decode(out) == tok.decode(expected) and out == expected
+        assert stats.tokens_per_pass > 1.2

@@ -1,0 +1,117 @@
+"""The StoryLM ladder: held-out losses of every rung, and 1M/5M drafting for the 30M.
+
+    python -m bench.ladder                      # losses + acceptance and speed, k in 1,2,4,8
+    python -m bench.ladder --ks 1,2 --prompts 2 --repeats 1 --max-tokens 32   # a quick look
+
+Two parts, one results file (``<out>/<date>-<machine>-ladder.{json,md}``):
+
+- Losses: every rung on the same targets (``mlx_specdec.train --evaluate``):
+  the generator's valid split, the plot shapes held out of training, and the
+  hand-written yardstick no model trained on.
+- The module's exercises 1 and 2 on the real pairing: storylm-1m and
+  storylm-5m drafting for storylm-30m at each k, greedy, paired with plain
+  decoding of the same prompt (`bench.adaptive.measure`): acceptance,
+  tokens per target pass and tokens/s over plain. Every output is checked
+  identical to plain greedy.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+import mlx_specdec  # noqa: F401  (binds OpenBLAS before mlx.core on Linux)
+
+from mlx_specdec.data.prompts import load_prompts
+from mlx_specdec.errors import SpecDecError
+from mlx_specdec.generate import encode_prompt
+from mlx_specdec.loading import load
+
+from .adaptive import _drafter, measure
+from .report import speedup_cell
+from .run import save_results
+
+ROOT = Path(__file__).resolve().parents[1]
+RUNGS = ("storylm-1m", "storylm-5m", "storylm-30m")
+EVALUATED = RUNGS + ("storylm-5m-hybrid",)  # every shipped model with its own weights
+
+
+def losses(models: Path, rungs=EVALUATED, valid_stories: int = 2000) -> list[dict]:
+    from mlx_specdec.train import evaluate_models
+
+    rows = evaluate_models([models / r for r in rungs], n_stories=valid_stories)
+    for row, name in zip(rows, rungs):
+        row["model"] = name
+    return rows
+
+
+def render(result: dict) -> str:
+    h = result["header"]
+    lines = [f"# The StoryLM ladder on {h['machine']}", "",
+             f"{h['date']}, git {h['commit']}; `{h['command']}`.", "",
+             "## Held-out loss (nats per token; lower is better)", "",
+             "| model | parameters | generator valid split | held-out plot shapes | hand-written yardstick |",
+             "|---|---|---|---|---|"]
+    for r in result["losses"]:
+        lines.append(f"| {r['model']} | {r['parameters']:,} | {r['valid_loss']:.3f} | {r['shapes_loss']:.3f} | "
+                     f"{r['yardstick_loss']:.3f} |")
+    lines += ["", f"Valid split: {result['losses'][0]['targets']:,} targets; yardstick: "
+              f"{result['losses'][0]['yardstick_targets']:,} targets in the hand-written stories.", ""]
+    if result.get("rows"):
+        lines += [f"## Drafting for {h['target']} (greedy; every output identical to plain greedy)", "",
+                  "Speedup: tokens/s over plain decoding of the same prompt, median [q1, q3].", "",
+                  "| drafter | k | acceptance | tokens/pass | speedup |", "|---|---|---|---|---|"]
+        for r in result["rows"]:
+            lines.append(f"| {r['drafter']} | {r['k']} | {r['acceptance']:.1%} | {r['tokens_per_pass']:.2f} | "
+                         f"{speedup_cell(r['speedup'])} |")
+    return "\n".join(lines) + "\n"
+
+
+def readme_block(result: dict, source: str) -> str:
+    """The README's ladder block: the loss table and the best k per drafter, from the results file."""
+    body = render(result).split("\n", 4)[4]  # drop the title and the provenance line
+    best = {}
+    for r in result.get("rows", []):
+        if r["drafter"] not in best or r["speedup"]["median"] > best[r["drafter"]]["speedup"]["median"]:
+            best[r["drafter"]] = r
+    lines = [body.strip(), "", f"From [`{source}`]({source}) (`{result['header']['command']}`)."]
+    if best:
+        lines.append("Best k per drafter: " + "; ".join(
+            f"{d} at k={r['k']}, {r['speedup']['median']:.2f}x plain" for d, r in best.items()) + ".")
+    return "\n".join(lines)
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(prog="python -m bench.ladder", description=__doc__.splitlines()[0])
+    p.add_argument("--target", default="storylm-30m")
+    p.add_argument("--drafters", default="storylm-1m,storylm-5m")
+    p.add_argument("--ks", default="1,2,4,8")
+    p.add_argument("--max-tokens", type=int, default=96)
+    p.add_argument("--prompts", type=int, default=6)
+    p.add_argument("--repeats", type=int, default=2)
+    p.add_argument("--valid-stories", type=int, default=2000)
+    p.add_argument("--models", default=str(ROOT / "models"), help="the folder holding the rungs")
+    p.add_argument("--out", default=".", help="output folder (default: the working directory)")
+    args = p.parse_args(argv)
+    try:
+        models = Path(args.models)
+        rows_loss = losses(models, valid_stories=args.valid_stories)
+        ks = [k if k == "auto" else int(k) for k in args.ks.split(",") if k]
+        rows = []
+        if ks and args.drafters:
+            target, tok = load(str(models / args.target))
+            drafters = {name: _drafter(name, target, tok, models) for name in args.drafters.split(",")}
+            _, prompts = load_prompts(None, args.prompts)
+            ids = [encode_prompt(tok, q["text"]) for q in prompts]
+            rows = measure(target, drafters, ids, ks, args.max_tokens, args.repeats)
+    except (SpecDecError, ValueError) as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    print(save_results(args.out, "ladder", {"target": args.target}, {"losses": rows_loss, "rows": rows},
+                       "bench.ladder", argv, render))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
