@@ -251,3 +251,45 @@ def test_cli_prints_one_line_error_and_exits_2(tmp_path, capsys):
     code = main(["--preset", "nope", "--max-steps", "3", "--run-dir", str(tmp_path)])
     err = capsys.readouterr().err
     assert code == 2 and err.startswith("error: unknown preset 'nope'") and err.count("\n") == 1
+
+
+def test_story_loss_scores_each_story_alone_and_ignores_padding():
+    import mlx.core as mx
+    import mlx.nn as nn
+
+    from mlx_specdec.train import build_preset, story_loss
+
+    model = build_preset("storylm-tiny", 50, seed=0)
+    stories = [[1, 5, 7, 9, 2], [1, 3, 2], [1, 4, 4, 4, 4, 4, 8, 2]]
+    total = count = 0.0
+    for ids in stories:
+        x = mx.array([ids])
+        total += nn.losses.cross_entropy(model(x[:, :-1]), x[:, 1:], reduction="sum").item()
+        count += len(ids) - 1
+    for batch_size in (1, 2, 8):
+        assert story_loss(model, stories, batch_size) == pytest.approx(total / count, rel=1e-5)
+
+
+def test_training_keeps_the_weights_that_scored_best_on_the_yardstick(tmp_path, monkeypatch):
+    """Early stopping: when later validations score worse, the saved model is the best one seen."""
+    from mlx.utils import tree_flatten
+
+    from mlx_specdec.training import storylm
+
+    scripted = iter([3.0, 1.0, 2.0])  # validations at steps 5, 10 and 15 (the final one sees step 15's weights)
+    by_weights = {}  # the score each set of weights got, by the identity of its first array
+
+    def fake(model, stories, batch_size=8):
+        key = id(tree_flatten(model.parameters())[0][1])
+        if key not in by_weights:
+            by_weights[key] = next(scripted, 9.0)  # 9.0: the held-out-shapes figure at the end
+        return by_weights[key]
+
+    monkeypatch.setattr(storylm, "story_loss", fake)
+    cfg = storylm.TrainConfig(preset="storylm-tiny", max_steps=15, eval_every=5, train_stories=200, valid_stories=20,
+                              vocab_size=400, tokenizer_stories=200, seq_len=32, batch_size=4, quiet=True,
+                              run_dir=str(tmp_path / "run"), out=str(tmp_path / "model"))
+    summary = storylm.train(cfg)
+    assert summary["kept"].startswith("weights with the lowest yardstick loss")
+    assert summary["yardstick_loss"] == 1.0  # the step-10 weights, evaluated again after the restore
+    assert "yardstick loss | 1.0000" in (tmp_path / "model" / "README.md").read_text()
