@@ -38,9 +38,11 @@ def test_story_i_can_be_regenerated_alone():
 
 
 def test_train_and_valid_do_not_overlap():
-    train = set(iter_stories("train", 2000))
+    from mlx_specdec.data.written import written_stories
+
+    train = set(iter_stories("train", 2000)) - set(written_stories())  # written ones repeat by design
     valid = set(iter_stories("valid", 2000))
-    assert len(train) > 1990 and len(valid) > 1990  # and the stories within a split hardly repeat
+    assert len(train) > 1400 and len(valid) > 1990  # and the generated stories within a split hardly repeat
     assert train.isdisjoint(valid)
 
 

@@ -1,6 +1,6 @@
 """The bundled corpus: every plot module, a shape-held-out split, and the story streams.
 
-    iter_stories("train", 1000)    # training shapes, training seeds
+    iter_stories("train", 1000)    # training shapes and the written stories, training seeds
     iter_stories("valid", 1000)    # the same shapes, other seeds
     iter_stories("shapes", 1000)   # only the held-out shapes: plots no model trains on
 
@@ -12,6 +12,10 @@ rule depends on the name alone and adding plots never moves an existing
 shape between splits. A model that memorised its training shapes does well
 on "valid" and badly on "shapes"; the hand-written yardstick
 (:mod:`mlx_specdec.data.yardstick`) is the test no generator wrote.
+
+The training split also draws about one story in four (WRITTEN_SHARE) from
+the stories the team wrote as free prose (:mod:`mlx_specdec.data.written`);
+valid and shapes are the generator's alone.
 
 Everything is deterministic: story i of split s is written from
 ``random.Random(f"{seed}:{s}:{i}")``, so the splits are disjoint seed streams
@@ -27,6 +31,7 @@ from typing import Callable, Iterator, Sequence
 from ..errors import SpecDecError
 from . import plots_home, plots_nature, plots_town, plots_wonder, stories
 from .stories import Story, add_detail, count_sentences
+from .written import written_stories
 
 Plot = Callable[[Story], None]
 
@@ -43,6 +48,8 @@ HELDOUT_SHAPES: tuple[str, ...] = tuple(sorted(s for s in SHAPES if held_out(s))
 TRAIN_SHAPES: tuple[str, ...] = tuple(sorted(s for s in SHAPES if not held_out(s)))
 SPLIT_SHAPES = {"train": TRAIN_SHAPES, "valid": TRAIN_SHAPES, "shapes": HELDOUT_SHAPES}
 SPLITS = tuple(SPLIT_SHAPES)
+# The share of training stories drawn from the written ones (data/written) instead of a plot.
+WRITTEN_SHARE = 0.25
 
 
 def generate_story(rng: random.Random, plots: Sequence[Plot] | None = None) -> str:
@@ -79,7 +86,12 @@ def iter_stories(split: str = "train", n: int | None = None, seed: int = 0) -> I
 
 
 def _stream(split: str, plots: list[Plot], n: int | None, seed: int) -> Iterator[str]:
+    written = written_stories() if split == "train" else ()
     i = 0
     while n is None or i < n:
-        yield generate_story(random.Random(f"{seed}:{split}:{i}"), plots)
+        rng = random.Random(f"{seed}:{split}:{i}")
+        if written and rng.random() < WRITTEN_SHARE:
+            yield written[rng.randrange(len(written))]
+        else:
+            yield generate_story(rng, plots)
         i += 1

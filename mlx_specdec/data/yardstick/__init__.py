@@ -8,14 +8,18 @@ from __future__ import annotations
 
 from importlib import resources
 
-__all__ = ["yardstick_stories"]
+__all__ = ["parse_stories", "yardstick_stories"]
 
 SEPARATOR = "---"
 
 
 def yardstick_stories() -> list[str]:
     """The yardstick stories, in file order, each stripped of surrounding whitespace."""
-    text = resources.files(__name__).joinpath("stories.txt").read_text(encoding="utf-8")
+    return parse_stories(resources.files(__name__).joinpath("stories.txt").read_text(encoding="utf-8"))
+
+
+def parse_stories(text: str) -> list[str]:
+    """Stories separated by lines holding only `---`, stripped, empty ones dropped."""
     stories: list[str] = []
     current: list[str] = []
     for line in text.splitlines():

@@ -1,0 +1,28 @@
+"""Stories written by the project's writers for training (not generated).
+
+The generator's plots are templates, however many; these ~500 stories are
+free prose in the same register (simple words, one small arc, dialogue),
+written for mlx-specdec in November 2026 by the team's writing agents, one file
+per theme, under the project's licence (MIT). They are part of the bundled
+corpus's training split only (`data.generator`), upsampled so that about one
+training story in four is one of them. They were written without sight of the
+hand-written yardstick (`data/yardstick/`), and a test checks that no written
+story shares an 8-word sequence with it.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from importlib import resources
+
+from ..yardstick import parse_stories
+
+__all__ = ["written_stories"]
+
+
+@lru_cache(maxsize=1)
+def written_stories() -> tuple[str, ...]:
+    """Every written story, file by file (sorted names), in file order."""
+    folder = resources.files(__name__)
+    files = sorted((f for f in folder.iterdir() if f.name.endswith(".txt")), key=lambda f: f.name)
+    return tuple(s for f in files for s in parse_stories(f.read_text(encoding="utf-8")))
