@@ -13,7 +13,7 @@ shape between splits. A model that memorised its training shapes does well
 on "valid" and badly on "shapes"; the hand-written yardstick
 (:mod:`mlx_specdec.data.yardstick`) is the test no generator wrote.
 
-The training split also draws about one story in four (WRITTEN_SHARE) from
+The training split also draws about three stories in ten (WRITTEN_SHARE) from
 the stories the team wrote as free prose (:mod:`mlx_specdec.data.written`);
 valid and shapes are the generator's alone.
 
@@ -49,7 +49,7 @@ TRAIN_SHAPES: tuple[str, ...] = tuple(sorted(s for s in SHAPES if not held_out(s
 SPLIT_SHAPES = {"train": TRAIN_SHAPES, "valid": TRAIN_SHAPES, "shapes": HELDOUT_SHAPES}
 SPLITS = tuple(SPLIT_SHAPES)
 # The share of training stories drawn from the written ones (data/written) instead of a plot.
-WRITTEN_SHARE = 0.25
+WRITTEN_SHARE = 0.3
 
 
 def generate_story(rng: random.Random, plots: Sequence[Plot] | None = None) -> str:

@@ -1,11 +1,11 @@
 """Stories written by the project's writers for training (not generated).
 
-The generator's plots are templates, however many; these ~500 stories are
+The generator's plots are templates, however many; these ~1,000 stories are
 free prose in the same register (simple words, one small arc, dialogue),
 written for mlx-specdec in November 2026 by the team's writing agents, one file
 per theme, under the project's licence (MIT). They are part of the bundled
-corpus's training split only (`data.generator`), upsampled so that about one
-training story in four is one of them. They were written without sight of the
+corpus's training split only (`data.generator`), drawn for about three training
+stories in ten (`generator.WRITTEN_SHARE`). They were written without sight of the
 hand-written yardstick (`data/yardstick/`), and a test checks that no written
 story shares an 8-word sequence with it.
 """
