@@ -214,3 +214,21 @@ def test_rollback_bench_reports_every_strategy_on_the_hybrid_pair(tmp_path):
     assert {(r["rollback"], r["mode"]) for r in result["rows"]} == {(rb, m) for rb in ROLLBACKS
                                                                    for m in ("greedy", "sampled T=1")}
     assert result["costs"]["target_step_ms"] > 0
+
+
+@pytest.mark.slow
+def test_ladder_bench_reports_every_rung_and_pair(tmp_path):
+    """python -m bench.ladder: the three losses of every shipped model, and a paired row per drafter and k
+    (greedy output identical to plain, or it raises); the README block renders from the file."""
+    import json
+
+    from bench.ladder import EVALUATED, main, readme_block
+
+    assert main(["--ks", "1", "--prompts", "1", "--repeats", "1", "--max-tokens", "8", "--valid-stories", "20",
+                 "--out", str(tmp_path)]) == 0
+    (path,) = tmp_path.glob("*-ladder.json")
+    result = json.loads(path.read_text())
+    assert [r["model"] for r in result["losses"]] == list(EVALUATED)
+    assert all(r["yardstick_loss"] > 0 and r["shapes_loss"] > 0 for r in result["losses"])
+    assert {(r["drafter"], r["k"]) for r in result["rows"]} == {("storylm-1m", 1), ("storylm-5m", 1)}
+    assert "| storylm-30m |" in readme_block(result, "x.json")
