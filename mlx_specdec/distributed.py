@@ -151,3 +151,8 @@ def resolve_draft_on(draft_on: str | None, drafter) -> str:
     if drafter is None and draft_on == "every":
         raise SpecDecError("draft_on='every' runs the drafter on every rank: pass it on every rank")
     return draft_on
+
+
+def peer_lost(error: BaseException) -> bool:
+    """Whether an MLX error says a collective's peer went away (mx.distributed backends tag their errors)."""
+    return isinstance(error, RuntimeError) and str(error).startswith(("[ring]", "[jaccl]", "[mpi]", "[nccl]"))

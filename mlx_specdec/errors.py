@@ -25,3 +25,9 @@ class InterruptedRun(SpecDecError):
 
 class TrainingDiverged(SpecDecError):
     """A non-finite loss or weight: the run stops and saves nothing from that state."""
+
+
+class PeerLost(SpecDecError):
+    """Another process of a sharded run stopped (Ctrl-C, an error, a lost link): this one stops too (exit 1)."""
+
+    exit_code = 1

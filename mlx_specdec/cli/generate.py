@@ -159,7 +159,19 @@ def main(argv=None) -> int:
         import os
 
         sys.stdout = open(os.devnull, "w")
-    return run_main(_run, args, json_errors=args.json and rank == 0)
+    return run_main(_run_rank, args, json_errors=args.json and rank == 0)
+
+
+def _run_rank(args) -> int:
+    from ..distributed import peer_lost
+    from ..errors import PeerLost
+
+    try:
+        return _run(args)
+    except RuntimeError as e:
+        if peer_lost(e):  # another rank stopped (Ctrl-C there, an error): stop here too, in one line
+            raise PeerLost(f"another process of this sharded run stopped ({e})") from None
+        raise
 
 
 def _load_drafter(name: str, target, tokenizer, target_name: str, model_here: bool = True):
