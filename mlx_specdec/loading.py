@@ -220,6 +220,10 @@ def _load_sharded(name: str, sharding: str):
         if group.size() == 1:  # one process: the whole model, and the single-process loop
             return load(name)
         model, tokenizer = load_store(local)
+        from .models.mtp_head import weights_fingerprint
+
+        # An MTP head checks the whole base it was trained on; each rank will hold a part of it.
+        object.__setattr__(model, "_whole_weights_fingerprint", weights_fingerprint(model))
         try:
             model.shard(group)
         except ValueError as e:
