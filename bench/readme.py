@@ -13,6 +13,7 @@ Each figure comes from a committed file, named next to it in the README:
   its card (the trainer's wall time), its weights file (size), and the held-out
   loss table of ``models/storylm-5m-hybrid/README.md`` (``python -m mlx_specdec.train --evaluate``).
 * ``rollback-table``: the newest ``bench/results/*-rollback-*.json`` (``python -m bench.rollback``), when one is committed.
+* ``sharded-table``: the newest ``bench/results/*-sharded-*.json`` (``python -m bench.sharded``), when one is committed.
 
 tests/test_readme.py checks that the committed README and card equal what this renders.
 """
@@ -42,9 +43,12 @@ def _link(path: Path, root: Path) -> str:
     return f"[`{rel}`]({rel})"
 
 
+FOCUSED = ("-rollback-", "-adaptive-", "-sharded-")  # the focused bench modules' results
+
+
 def results_file(root: Path = ROOT) -> Path:
     """The newest committed `python -m bench` result (file names start with the date)."""
-    found = sorted(p for p in (root / "bench" / "results").glob("*.json") if "-rollback-" not in p.name)
+    found = sorted(p for p in (root / "bench" / "results").glob("*.json") if not any(f in p.name for f in FOCUSED))
     if not found:
         raise FileNotFoundError(f"no bench results in {root / 'bench' / 'results'}")
     return found[-1]
@@ -52,6 +56,11 @@ def results_file(root: Path = ROOT) -> Path:
 
 def rollback_file(root: Path = ROOT) -> Path | None:
     found = sorted((root / "bench" / "results").glob("*-rollback-*.json"))
+    return found[-1] if found else None
+
+
+def sharded_file(root: Path = ROOT) -> Path | None:
+    found = sorted((root / "bench" / "results").glob("*-sharded-*.json"))
     return found[-1] if found else None
 
 
@@ -284,6 +293,11 @@ def render(readme_text: str, root: Path = ROOT) -> str:
         from .rollback import readme_block
 
         blocks["rollback-table"] = readme_block(json.loads(rollback.read_text()), _rel(rollback, root))
+    sharded = sharded_file(root)
+    if sharded is not None:
+        from .sharded import readme_block as sharded_block
+
+        blocks["sharded-table"] = sharded_block(json.loads(sharded.read_text()), _rel(sharded, root))
     for name, body in blocks.items():
         readme_text = replace_block(readme_text, name, body)
     return readme_text

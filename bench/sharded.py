@@ -26,6 +26,7 @@ Writes ``<out>/<date>-<machine>-sharded-<target>.{json,md}`` and ``...-latency.p
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import subprocess
 import sys
@@ -238,7 +239,7 @@ def render(result: dict) -> str:
     h, costs = result["header"], result["costs"]
     lines = [f"# Sharded {h['target']}: plain against speculative decoding", "",
              f"{h['date']}, {h['machine']}, git {h['commit']}; `{h['command']}`. The target is {h['sharding']}-sharded "
-             f"over {h['processes']} processes ({h['backend']}); drafters are whole. Greedy, {h['prompts']} prompts x "
+             f"over {h['processes']} processes ({h['backend']}, OPENBLAS_NUM_THREADS={h.get('openblas_threads')} per process); drafters are whole. Greedy, {h['prompts']} prompts x "
              f"{h['max_tokens']} new tokens x {h['repeats']} repeats; every output identical to sharded plain greedy. "
              "Speedup: tokens/s over sharded plain decoding of the same prompt, median [q1, q3]. This machine's 2 "
              "cores are shared with a training job: read ratios, not absolute rates.", "",
@@ -280,6 +281,33 @@ def render(result: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
+def readme_block(result: dict, source: str) -> str:
+    """The README's sharded table: measured rows, then the predicted speedups over the latency sweep."""
+    h, costs = result["header"], result["costs"]
+    lines = [f"{h['target']} {h['sharding']}-sharded over {h['processes']} processes ({h['backend']}), "
+             f"{h['date']}, {h['machine']}; {h['prompts']} prompts x {h['max_tokens']} tokens x {h['repeats']} "
+             f"repeats, greedy, every output identical to sharded plain greedy. From [`{source}`]({source}).", "",
+             "| system | k | drafter runs on | tokens / pass | x sharded plain, measured (IQR) | "
+             + " | ".join(f"predicted at {ms} ms/pass" for ms in TABLE_MS) + " |",
+             "|---|---:|---|---:|---:|" + "---:|" * len(TABLE_MS)]
+    preds = {(p["drafter"], p["k"], p["draft_on"]): p for p in result["predictions"]}
+    for r in result["rows"]:
+        if r["drafter"] is None:
+            continue
+        p = preds.get((r["drafter"], r["k"], r["draft_on"]))
+        at = dict(zip(p["sweep_ms"], p["sweep"])) if p else {}
+        where = {"root": "rank 0, drafts sent", "every": "every rank"}[r["draft_on"]]
+        lines.append(f"| {r['drafter']} | {r['k']} | {where} | {r['tokens_per_pass']:.2f} | "
+                     f"{speedup_cell(r['speedup'])} | " + " | ".join(f"{at[ms]:.2f}" if ms in at else "-"
+                                                                  for ms in TABLE_MS) + " |")
+    lines += ["", f"Here one collective took {costs['collective_ms']:.2f} ms over loopback and a sharded pass spent "
+              f"{costs['comm_per_pass_ms']:.1f} ms communicating ({costs['sharded_step_ms']:.1f} ms in all, "
+              f"{costs['compute_step_ms']:.1f} ms of compute; the whole target in one process "
+              f"{costs['whole_step_ms']:.1f} ms): two processes niced on two cores shared with a training job "
+              "wait for the scheduler at every collective, so this is a worst case for communication, not a network."]
+    return "\n".join(lines)
+
+
 def plot(result: dict, path: Path) -> str | None:
     try:
         import matplotlib
@@ -312,7 +340,11 @@ def _launch_self(argv, processes: int) -> int:
     launcher = [str(script)] if script.exists() else [sys.executable, "-m", "mlx._distributed_utils.launch"]
     cmd = [*launcher, "-n", str(processes), "--backend", "ring", "--", sys.executable, "-m", "bench.sharded",
            *(argv if argv is not None else sys.argv[1:])]
-    return subprocess.run(cmd, cwd=ROOT).returncode
+    # The processes share this host's cores: a BLAS thread pool per process sized for all of
+    # them would oversubscribe the cores, and its spinning threads starve the collectives.
+    threads = str(max(1, (os.cpu_count() or 1) // processes))
+    env = {**os.environ, "OPENBLAS_NUM_THREADS": os.environ.get("OPENBLAS_NUM_THREADS", threads)}
+    return subprocess.run(cmd, cwd=ROOT, env=env).returncode
 
 
 def main(argv=None) -> int:
@@ -349,6 +381,7 @@ def main(argv=None) -> int:
     if not ranks.is_root:
         return 0
     header = {"target": Path(args.target).name, "sharding": ranks.sharding, "processes": ranks.size,
+              "openblas_threads": os.environ.get("OPENBLAS_NUM_THREADS"),
               "backend": "ring over loopback" if args.processes and _local_only() else "ring",
               "prompts": len(ids), "max_tokens": args.max_tokens, "repeats": args.repeats}
     body = {"rows": rows, "costs": costs}
