@@ -18,6 +18,9 @@ E[accepted] + 1 tokens, so
 Both leave out what the loop does on the host (the per-round sync, Python) and
 the commit/rollback cost; the benchmark prints them beside the measured ratio
 so the gap is visible rather than hidden.
+
+A sharded target (mx.distributed) adds a communication term per pass, comm,
+in the same units: see `predicted_speedup_sharded` and `python -m bench.sharded`.
 """
 
 from __future__ import annotations
@@ -31,6 +34,22 @@ import mlx.core as mx
 def predicted_speedup(expected_accepted: float, k: int, c: float, v: float = 1.0) -> float:
     """(E[acc] + 1) / (v + k c): emitted tokens per target-step of work."""
     return (expected_accepted + 1.0) / (v + k * c)
+
+
+def predicted_speedup_sharded(expected_accepted: float, k: int, c: float, v: float, comm: float,
+                              extra: float = 0.0) -> float:
+    """A target sharded across machines pays `comm` target steps of communication on
+    every pass, a plain step and a verification pass alike (the collectives inside the
+    pass, and the verdict's or the token's agreement), so
+
+        speedup = (E[acc] + 1) (1 + comm) / (v + k c + comm + extra)
+
+    with the target step the sharded pass's compute alone, and `extra` what a round
+    adds (one more collective when rank 0's drafts are sent to the other ranks). As
+    comm grows the speedup tends to E[acc] + 1, the tokens per pass: speculation
+    divides the number of passes, and with them the trips across the network.
+    """
+    return (expected_accepted + 1.0) * (1.0 + comm) / (v + k * c + comm + extra)
 
 
 def iid_expected_accepted(alpha: float, k: int) -> float:

@@ -13,6 +13,7 @@ Each figure comes from a committed file, named next to it in the README:
   its card (the trainer's wall time), its weights file (size), and the held-out
   loss table of ``models/storylm-5m-hybrid/README.md`` (``python -m mlx_specdec.train --evaluate``).
 * ``rollback-table``: the newest ``bench/results/*-rollback-*.json`` (``python -m bench.rollback``), when one is committed.
+* ``sharded-table``: the newest ``bench/results/*-sharded-*.json`` (``python -m bench.sharded``), when one is committed.
 
 tests/test_readme.py checks that the committed README and card equal what this renders.
 """
@@ -63,6 +64,11 @@ def rollback_file(root: Path = ROOT) -> Path | None:
 
 def ladder_file(root: Path = ROOT) -> Path | None:
     found = sorted((root / "bench" / "results").glob("*-ladder.json"))
+    return found[-1] if found else None
+
+
+def sharded_file(root: Path = ROOT) -> Path | None:
+    found = sorted((root / "bench" / "results").glob("*-sharded-*.json"))
     return found[-1] if found else None
 
 
@@ -303,6 +309,11 @@ def render(readme_text: str, root: Path = ROOT) -> str:
         from .ladder import readme_block as ladder_block
 
         blocks["ladder"] = ladder_block(json.loads(ladder.read_text()), _rel(ladder, root))
+    sharded = sharded_file(root)
+    if sharded is not None:
+        from .sharded import readme_block as sharded_block
+
+        blocks["sharded-table"] = sharded_block(json.loads(sharded.read_text()), _rel(sharded, root))
     for name, body in blocks.items():
         readme_text = replace_block(readme_text, name, body)
     return readme_text

@@ -37,3 +37,9 @@ class UnknownMTPFamilyError(SpecDecError):
 
 class MTPShapeError(ModelLoadError):
     """MTP tensors whose names or shapes do not fit the layer the config describes."""
+
+
+class PeerLost(SpecDecError):
+    """Another process of a sharded run stopped (Ctrl-C, an error, a lost link): this one stops too (exit 1)."""
+
+    exit_code = 1

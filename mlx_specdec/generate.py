@@ -25,6 +25,7 @@ from typing import Iterable, Iterator
 import mlx.core as mx
 
 from .adaptive import AdaptiveK
+from .distributed import ranks_of, resolve_draft_on
 from .drafters import as_drafter
 from .errors import IncompatibleModelsError, SpecDecError
 from .sampling import SamplingPolicy
@@ -179,6 +180,7 @@ def speculative_stream(
     min_p: float | None = None,
     seed: int | None = None,
     strategy="cache",
+    draft_on: str | None = None,  # a sharded target only: "root" or "every" (mlx_specdec.distributed)
     stats: SpecStats | None = None,
     on_commit=None,
 ) -> Iterator[Emission]:
@@ -187,14 +189,31 @@ def speculative_stream(
     Fills `stats` (a SpecStats) as it goes. `on_commit(target_seq, drafter)`,
     when given, is called after every round's commit (tests use it to inspect
     the committed state at each boundary).
+
+    A target loaded with ``load(..., sharding=...)`` over several processes runs
+    on every rank (each rank calls this with the same arguments); rank 0 decides.
+    `draft_on` says where the drafter runs: "root" (rank 0 only; its drafts reach
+    the others inside the round's graph; the default for a model drafter, which
+    other ranks may then pass as None) or "every" (each rank drafts for itself and
+    the verdict carries every rank's drafts, checked equal; the default for MTP
+    heads and prompt lookup, which are cheap and live on the target's output).
     """
     policy = SamplingPolicy(temperature, top_k, top_p, min_p)
     prompt = _check_request(target, prompt_ids, max_new_tokens, k, eos_id)
     eos = _eos_set(eos_id)
+    ranks = ranks_of(target)
+    if ranks is not None:
+        if k == "auto":
+            raise SpecDecError("k='auto' is not available with a sharded target (each rank would time its own "
+                               "rounds and pick its own k); pass a fixed k")
+        draft_on = resolve_draft_on(draft_on, drafter)
+        if not policy.greedy and seed is None:  # one key on every rank: rank 0 picks the seed
+            seed = ranks.agree_int(random.SystemRandom().randrange(2**31))
+    drafting = ranks is None or ranks.is_root or draft_on == "every"
     # A drafter runs k sequential one-token steps per round, where per-op dispatch
     # dominates: with the default strategy it gets the compiled step when the
     # model supports it (the target's block pass gains little from compiling).
-    drafter = as_drafter(drafter, "auto" if strategy == "cache" else strategy)
+    drafter = as_drafter(drafter, "auto" if strategy == "cache" else strategy) if drafting else None
     target_vocab, draft_vocab = model_vocab_size(target), getattr(drafter, "vocab_size", None)
     if target_vocab is not None and draft_vocab is not None and target_vocab != draft_vocab:
         raise IncompatibleModelsError(
@@ -207,7 +226,8 @@ def speculative_stream(
     key = None if policy.greedy else _seed_key(seed)
 
     target_seq.prefill(prompt)
-    drafter.prefill(prompt)
+    if drafting:
+        drafter.prefill(prompt)
     adaptive = AdaptiveK() if k == "auto" else None
     produced = 0
     while produced < max_new_tokens:
@@ -220,21 +240,42 @@ def speculative_stream(
         draft_key = verify_key = None
         if key is not None:
             key, draft_key, verify_key = mx.random.split(key, 3)
-        drafts, draft_probs = drafter.propose(k_round, policy, draft_key)
+        if drafting:
+            drafts, draft_probs = drafter.propose(k_round, policy, draft_key)
+        else:  # rank 0's drafts arrive in the agree below
+            drafts, draft_probs = mx.zeros((k_round,), dtype=mx.int32), None
+        own_drafts = drafts
+        if ranks is not None and draft_on == "root":
+            # Queued now, so on every rank this collective runs before the pass's own: a
+            # pipeline stage's recv does not depend on the drafts and could overtake it.
+            drafts = ranks.agree(drafts)
+            mx.async_eval(drafts)
         k_round = drafts.shape[0]  # a drafter may propose fewer (e.g. an MTP head's depth)
         logits = target_seq.extend(drafts)  # the round's one target pass: k_round + 1 rows
-        if policy.greedy:
+        if policy.greedy or (ranks is not None and not ranks.is_root):
+            # (Other ranks' verdicts are zeroed in decide: theirs only orders its collective after the pass.)
             accepted, token = greedy_verdict(drafts, logits)
         else:
             accepted, token = speculative_verdict(drafts, policy.probs(logits), draft_probs, key=verify_key)
         # The round's single sync point: drafting, verification and the verdict
         # run as one lazy graph; the host needs the verdict to commit and emit.
-        mx.eval(drafts, accepted, token)
-        accepted, token = accepted.item(), token.item()
-        draft_ids = drafts.tolist()
+        if ranks is None:
+            mx.eval(drafts, accepted, token)
+            accepted, token = accepted.item(), token.item()
+            draft_ids = drafts.tolist()
+        else:  # rank 0's verdict on every rank, whatever each rank's own logits say
+            verdict = ranks.decide(accepted, token, own_drafts if draft_on == "every" else None)
+            mx.eval(drafts, verdict)
+            accepted, token, *slots = verdict.tolist()
+            if draft_on == "every":
+                ranks.check_drafts(slots, k_round)
+                draft_ids = slots[:k_round]
+            else:
+                draft_ids = drafts.tolist()
 
         target_seq.commit(1 + accepted, mx.array([token], dtype=mx.int32))
-        drafter.commit(accepted, token)
+        if drafting:
+            drafter.commit(accepted, token)
         if on_commit is not None:
             on_commit(target_seq, drafter)
 
@@ -311,6 +352,9 @@ def plain_stream(
     eos = _eos_set(eos_id)
     if max_new_tokens == 0:
         return
+    ranks = ranks_of(model)
+    if ranks is not None and not policy.greedy and seed is None:  # one key on every rank
+        seed = ranks.agree_int(random.SystemRandom().randrange(2**31))
     key = None if policy.greedy else _seed_key(seed)
     seq = make_sequence(model, strategy)
     seq.prefill(prompt)
@@ -322,6 +366,8 @@ def plain_stream(
         if key is not None:
             key, step_key = mx.random.split(key)
         token = policy.pick(seq.extend(nothing)[-1:], step_key)[0].astype(mx.int32)
+        if ranks is not None:  # rank 0's token on every rank, inside the step's graph
+            token = ranks.agree(token)
         seq.commit(1, token)
         mx.async_eval(token)
         return token

@@ -173,9 +173,17 @@ def _from_hub(repo: str):
     return _load_folder(folder)
 
 
-def load(path_or_repo: str | os.PathLike):
-    """Load ``(model, tokenizer)`` from a store folder, an mlx-lm folder or a hub id."""
+def load(path_or_repo: str | os.PathLike, sharding: str | None = None):
+    """Load ``(model, tokenizer)`` from a store folder, an mlx-lm folder or a hub id.
+
+    `sharding` ("tensor", "pipeline" or "auto": tensor where the model supports
+    it, else pipeline) shards the model across the processes of mx.distributed
+    (launched by ``mlx.launch``) with mlx-lm's ``sharded_load``; with one
+    process, or with None (the default; drafters are loaded whole), the model is whole.
+    """
     name = str(path_or_repo)
+    if sharding is not None:
+        return _load_sharded(name, sharding)
     local = resolve_model_path(name)
     if local is not None:
         return _load_folder(local)
@@ -184,6 +192,69 @@ def load(path_or_repo: str | os.PathLike):
                  if name in (DEFAULT_TARGET, DEFAULT_DRAFTER) else "")
         raise ModelLoadError(f"model path {name!r} does not exist (and is not a hub repo id like 'owner/name'){where}")
     return _from_hub(name)
+
+
+def _load_sharded(name: str, sharding: str):
+    import mlx.core as mx
+
+    from .distributed import SHARDINGS, choose_sharding, mark_sharded, supported_shardings, world
+
+    if sharding not in SHARDINGS:
+        raise ModelLoadError(f"sharding must be one of {', '.join(SHARDINGS)} or None, got {sharding!r}")
+    group = world()
+    local = resolve_model_path(name)
+    if local is None:
+        raise ModelLoadError(f"model path {name!r} does not exist; a sharded target is loaded from a local folder "
+                             "present on every host (copy it there, e.g. with `huggingface-cli download`)")
+    if not (local / "config.json").is_file():
+        raise ModelLoadError(f"model folder {str(local)!r} is missing config.json")
+    config = read_json(local / "config.json")
+    check_model_config(config, local)
+    model_type = config.get("model_type")
+    from .models.hybrid import is_hybrid_folder
+
+    if model_type == "storylm" and not is_hybrid_folder(config):
+        from .models.store import load_store
+
+        kind = choose_sharding(sharding, ("tensor",), "StoryLM")
+        if group.size() == 1:  # one process: the whole model, and the single-process loop
+            return load(name)
+        model, tokenizer = load_store(local)
+        from .models.mtp_head import weights_fingerprint
+
+        # An MTP head checks the whole base it was trained on; each rank will hold a part of it.
+        object.__setattr__(model, "_whole_weights_fingerprint", weights_fingerprint(model))
+        try:
+            model.shard(group)
+        except ValueError as e:
+            raise ModelLoadError(f"cannot shard {str(local)!r} (tensor): {e}") from None
+    elif is_hybrid_folder(config) or model_type in STORE_TYPES:
+        kind = choose_sharding(sharding, (), f"{model_type} ({local})")
+    else:
+        from mlx_lm.utils import load_model, sharded_load
+
+        try:
+            probe, _ = load_model(local, lazy=True, strict=False)
+        except Exception as e:  # noqa: BLE001 - mlx-lm raises whatever its model code raises on a bad folder
+            raise ModelLoadError(f"mlx-lm cannot load {str(local)!r}: {type(e).__name__}: {first_line(e)[:200]}") from None
+        kind = choose_sharding(sharding, supported_shardings(probe), f"mlx-lm's {model_type}")
+        del probe
+        if group.size() == 1:
+            return load(name)
+        try:
+            model, tokenizer = sharded_load(
+                str(local), pipeline_group=group if kind == "pipeline" else None,
+                tensor_group=group if kind == "tensor" else None,
+            )
+        except Exception as e:  # noqa: BLE001 - e.g. more ranks than layers, heads not divisible by ranks
+            raise ModelLoadError(
+                f"cannot shard {str(local)!r} ({kind}) over {group.size()} processes: "
+                f"{type(e).__name__}: {first_line(e)[:200]}"
+            ) from None
+        model = _cast_for_device(model)
+    mx.eval(model.parameters())
+    mark_sharded(model, group, kind)
+    return model, tokenizer
 
 
 def _vocab_table(tokenizer) -> dict | None:
@@ -223,12 +294,13 @@ def check_pair(target_tok, draft_tok, target_name: str, draft_name: str) -> None
         )
 
 
-def load_pair(target: str, drafter: str):
-    """Load a target and a drafter and check they share token ids.
+def load_pair(target: str, drafter: str, sharding: str | None = None):
+    """Load a target (sharded with `sharding`, see load) and a whole drafter and
+    check they share token ids.
 
     Returns ``(target_model, draft_model, tokenizer)`` (the target's tokenizer).
     """
-    target_model, target_tok = load(target)
+    target_model, target_tok = load(target, sharding=sharding)
     draft_model, draft_tok = load(drafter)
     check_pair(target_tok, draft_tok, target, drafter)
     return target_model, draft_model, target_tok

@@ -117,6 +117,12 @@ class CacheSequence(_SequenceBase):
         self.kv_bits, self.kv_group_size, self.quantized_kv_start = kv_bits, kv_group_size, quantized_kv_start
         self._quantize_at = None  # the committed length at which the KV cache turns quantized, once known
         self._sort_units()
+        # Pipeline stages hold different layers, so a whole-model re-feed (which runs every
+        # stage's collectives) would be decided by some stages only: refused, never a hang.
+        self.pipelined = getattr(getattr(model, "model", None), "pipeline_size", 1) > 1
+        if self.pipelined and self.stateful and rollback == "refeed":
+            raise SpecDecError(f"the refeed rollback is not available for a pipeline-sharded {model_name(model)}: "
+                               "use replay (the default) or positions")
         if self.stateful and rollback != "refeed":
             replay.instrument(model)
         self._fed, self._fed_tokens = 0, []
@@ -225,6 +231,9 @@ class CacheSequence(_SequenceBase):
         mode = self.rollback
         if stale and mode != "refeed":
             if any(replay.logged_positions(self._log.get(id(u), [])) != self._fed for u in stale):
+                if self.pipelined:
+                    raise SpecDecError(f"{model_name(self.model)}: a recurrent layer of this pipeline stage changed "
+                                       "outside the calls replay logs, and a re-feed cannot run on one stage alone")
                 mode = "refeed"  # an owner's call was not seen: rebuild through the whole model
                 self.fallbacks += 1
         if stale and mode == "refeed":

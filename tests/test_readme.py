@@ -10,7 +10,8 @@ from bench import readme
 from bench.report import block_markers, replace_block
 
 ROOT = Path(__file__).resolve().parents[1]
-BLOCKS = ["bench-setup", "bench-table", "bench-figures", "mtp-head", "models-table", "blas-speed", "rollback-table"]
+BLOCKS = ["bench-setup", "bench-table", "bench-figures", "mtp-head", "models-table", "blas-speed", "rollback-table",
+          "sharded-table"]
 
 
 def test_readme_blocks_equal_their_rendering():

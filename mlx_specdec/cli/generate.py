@@ -17,6 +17,7 @@ import time
 
 import mlx.core as mx
 
+from ..distributed import ranks_of, resolve_draft_on
 from ..errors import SpecDecError
 from ..generate import SpecStats, encode_prompt, plain_stream, speculative_stream
 from ..sampling import SamplingPolicy
@@ -73,6 +74,12 @@ def _parser():
                    help="committed-state strategy (default cache: each layer's cache rolls back by its own rule, "
                         "recurrent layers by replay; compiled drafter steps where they apply). replay, refeed and "
                         "positions pick how recurrent layers are rebuilt")
+    p.add_argument("--sharding", default=None, choices=["tensor", "pipeline", "auto"],
+                   help="under mlx.launch: shard the target across the processes (auto, the default there: tensor "
+                        "where the model supports it, else pipeline); the drafter is whole; only rank 0 prints")
+    p.add_argument("--draft-on", default=None, choices=["root", "every"],
+                   help="with a sharded target: run a model drafter on rank 0 only and send its drafts with the "
+                        "round (root, the default), or whole on every rank (every; MTP heads and prompt lookup always)")
     p.add_argument("--compare", action="store_true", help="also run plain decoding of the target and report the speedup")
     p.add_argument("--json", action="store_true", help="print one JSON record instead of streaming text")
     return p
@@ -148,12 +155,30 @@ def _timed(stream, on_item=None):
 
 def main(argv=None) -> int:
     args = _parser().parse_args(argv)
-    return run_main(_run, args, json_errors=args.json)
+    rank = mx.distributed.init().rank()
+    if rank != 0:  # under mlx.launch only rank 0 prints; every rank's errors still reach stderr
+        import os
+
+        sys.stdout = open(os.devnull, "w")
+    return run_main(_run_rank, args, json_errors=args.json and rank == 0)
 
 
-def _load_drafter(name: str, target, tokenizer, target_name: str):
+def _run_rank(args) -> int:
+    from ..distributed import peer_lost
+    from ..errors import PeerLost
+
+    try:
+        return _run(args)
+    except RuntimeError as e:
+        if peer_lost(e):  # another rank stopped (Ctrl-C there, an error): stop here too, in one line
+            raise PeerLost(f"another process of this sharded run stopped ({e})") from None
+        raise
+
+
+def _load_drafter(name: str, target, tokenizer, target_name: str, model_here: bool = True):
     """A drafter by name: 'prompt-lookup', an MTP head folder (drafts from the
-    target's own trunk), or a model sharing the target's tokenizer."""
+    target's own trunk), or a model sharing the target's tokenizer (None where
+    `model_here` is false: a rank of a sharded target that receives rank 0's drafts)."""
     from ..drafters import MTPDrafter, PromptLookupDrafter
     from ..loading import check_pair, load, resolve_model_path
     from ..models.head_store import is_head_folder, load_head
@@ -168,6 +193,8 @@ def _load_drafter(name: str, target, tokenizer, target_name: str):
         from ..drafters import NativeMTPDrafter
 
         return NativeMTPDrafter(load_native_head(path, target, tokenizer, base_name=target_name), target)
+    if not model_here:
+        return None
     drafter, draft_tok = load(name)
     check_pair(tokenizer, draft_tok, target_name, name)
     return drafter
@@ -205,8 +232,16 @@ def _run(args) -> int:
     if not args.no_draft:
         draft_name = args.draft_model or (DEFAULT_DRAFTER if args.model is None else None)
 
-    target, tokenizer = load(target_name)
-    drafter = _load_drafter(draft_name, target, tokenizer, target_name) if draft_name is not None else None
+    sharding = args.sharding
+    if sharding is None and mx.distributed.init().size() > 1:
+        sharding = "auto"  # launched on several processes: that is what they are for
+    target, tokenizer = load(target_name, sharding=sharding)
+    ranks = ranks_of(target)
+    model_here = ranks is None or ranks.is_root or args.draft_on == "every"
+    drafter = None
+    if draft_name is not None:
+        drafter = _load_drafter(draft_name, target, tokenizer, target_name, model_here)
+    speculating = draft_name is not None
     from ..api import eos_ids
 
     prompt, templated = _prompt_ids(args, tokenizer)
@@ -220,21 +255,21 @@ def _run(args) -> int:
     def run_spec(stats):
         return speculative_stream(
             target, drafter, prompt, args.max_tokens, k=k, eos_id=eos_id, strategy=strategy,
-            stats=stats, **sampling,
+            stats=stats, draft_on=args.draft_on, **sampling,
         )
 
-    if args.compare and drafter is not None:
+    if args.compare and speculating:
         # Warm both paths up (allocations, compiled traces for each block length)
         # so neither pays first-call costs inside the timed run.
         warm = min(64, args.max_tokens)
         list(plain_stream(target, prompt, warm, strategy=strategy))
-        list(speculative_stream(target, drafter, prompt, warm, k=k, strategy=strategy))
+        list(speculative_stream(target, drafter, prompt, warm, k=k, strategy=strategy, draft_on=args.draft_on))
 
     show = not args.json and args.verbose
-    view = TokenStream(tokenizer, prompt=prompt, legend=LEGEND if drafter is not None else None) if show else None
+    view = TokenStream(tokenizer, prompt=prompt, legend=LEGEND if speculating else None) if show else None
 
     stats = SpecStats()
-    if drafter is not None:
+    if speculating:
         emissions, seconds, interrupted = _timed(run_spec(stats), (lambda e: view.write(e.ids, e.kinds)) if show else None)
         new_ids = [t for e in emissions for t in e.ids]
     else:
@@ -246,7 +281,7 @@ def _run(args) -> int:
     record = {
         "model": target_name,
         "draft_model": draft_name,
-        "k": k if drafter is not None else None,
+        "k": k if speculating else None,
         "temperature": policy.temperature,
         "prompt": args.prompt,
         "prompt_tokens": len(prompt),
@@ -258,10 +293,13 @@ def _run(args) -> int:
         "tokens_per_s": len(new_ids) / seconds if seconds > 0 else 0.0,
         "interrupted": interrupted,
     }
-    if args.compare and drafter is not None and not interrupted:
+    if ranks is not None:
+        record["sharding"] = {"kind": ranks.sharding, "processes": ranks.size,
+                              "draft_on": resolve_draft_on(args.draft_on, drafter) if speculating else None}
+    if args.compare and speculating and not interrupted:
         plain_ids, plain_seconds, interrupted = _timed(run_plain())
         record["interrupted"] = interrupted
-    if args.compare and drafter is not None and not interrupted:
+    if args.compare and speculating and not interrupted:
         # Only a finished baseline gives a verdict: a cut-short one would differ falsely.
         record["compare"] = {
             "plain_tokens_per_s": len(plain_ids) / plain_seconds if plain_seconds > 0 else 0.0,
@@ -275,7 +313,7 @@ def _run(args) -> int:
         print(record["text"])
     else:
         rows = [("generated", f"{len(new_ids)} tokens in {seconds:.2f} s ({record['tokens_per_s']:.1f} tokens/s)")]
-        if drafter is not None:
+        if speculating:
             rows += [
                 ("target passes", str(stats.target_passes)),
                 ("drafted / accepted", f"{stats.drafted} / {stats.accepted}"),
@@ -288,7 +326,9 @@ def _run(args) -> int:
             rows.append(("speedup", f"{c['speedup']:.2f}x"))
             if c["identical"] is not None:
                 rows.append(("identical to plain greedy", "yes" if c["identical"] else "NO"))
-        title = f"{draft_name} drafting for {target_name}, k={k}" if drafter is not None else f"{target_name}, plain decoding"
+        title = f"{draft_name} drafting for {target_name}, k={k}" if speculating else f"{target_name}, plain decoding"
+        if ranks is not None:
+            title += f" ({ranks.sharding}-sharded over {ranks.size} processes)"
         if interrupted:
             title += " (interrupted)"
         print_summary(rows, title)

@@ -54,8 +54,13 @@ def weights_fingerprint(model) -> str:
 
     Computed from the weights in memory, so it identifies the base a head was
     trained on whatever path it was loaded from; fp16 -> fp32 -> fp16 is exact,
-    so a store model gives the same value before and after loading.
+    so a store model gives the same value before and after loading. A model
+    sharded across processes keeps the value of its whole weights, taken before
+    sharding (`_whole_weights_fingerprint`), since each rank holds only a part.
     """
+    whole = getattr(model, "_whole_weights_fingerprint", None)
+    if whole is not None:
+        return whole
     digest = hashlib.sha256()
     for name, value in sorted(tree_flatten(model.parameters())):
         if mx.issubdtype(value.dtype, mx.floating):

@@ -169,6 +169,27 @@ class StoryLM(nn.Module):
     def make_cache(self):
         return [KVCache() for _ in self.layers]
 
+    def shard(self, group=None):
+        """Tensor parallelism over `group` (mx.distributed), as mlx-lm's llama: each rank keeps
+        n_heads / N heads and hidden_dim / N MLP rows; o_proj and down_proj sum across ranks.
+        The embedding (tied to the output) stays whole on every rank."""
+        from mlx.nn.layers.distributed import shard_linear
+
+        group = group or mx.distributed.init()
+        n = group.size()
+        if self.args.n_heads % n or self.args.hidden_dim % n:
+            raise ValueError(f"{self.args.n_heads} heads and an MLP of {self.args.hidden_dim} do not split "
+                             f"over {n} processes")
+        for layer in self.model.layers:
+            attn, mlp = layer.self_attn, layer.mlp
+            for name in ("q_proj", "k_proj", "v_proj"):
+                setattr(attn, name, shard_linear(getattr(attn, name), "all-to-sharded", group=group))
+            attn.o_proj = shard_linear(attn.o_proj, "sharded-to-all", group=group)
+            attn.n_heads //= n
+            for name in ("gate_proj", "up_proj"):
+                setattr(mlp, name, shard_linear(getattr(mlp, name), "all-to-sharded", group=group))
+            mlp.down_proj = shard_linear(mlp.down_proj, "sharded-to-all", group=group)
+
     def sanitize(self, weights: dict) -> dict:
         return weights
 
