@@ -1,11 +1,14 @@
 """Adaptive draft length (k="auto") against every fixed k, per drafter, paired with plain decoding.
 
     python -m bench.adaptive --target storylm-5m --drafters storylm-1m,storylm-5m-mtp,prompt-lookup
+    python -m bench.adaptive --drafters prompt-lookup --ks 4,auto --prompt-set stories,copy --prompts 4
 
 For each prompt and repeat, plain greedy decoding runs, then every drafter at
 every fixed k and at k="auto", seconds apart, in one interleaved pass; a row
 reports the median (and quartiles) of its tokens/s over the plain run of the
 same prompt. Greedy output is checked identical to plain on every run.
+Rows are reported per prompt set (`--prompt-set`: the story openings, the
+copy-heavy set, or both, each measured in its own interleaved pass).
 Writes ``<out>/<date>-<machine>-adaptive-<target>.{json,md}``.
 """
 
@@ -17,7 +20,7 @@ from pathlib import Path
 
 import mlx_specdec  # noqa: F401  (binds OpenBLAS before mlx.core on Linux)
 
-from mlx_specdec.data.prompts import load_prompts
+from mlx_specdec.data.prompts import load_prompts, prompt_set_file
 from mlx_specdec.errors import SpecDecError
 from mlx_specdec.generate import SpecStats, encode_prompt, plain_stream, speculative_stream
 from mlx_specdec.loading import load
@@ -79,11 +82,12 @@ def render(result: dict) -> str:
     h = result["header"]
     lines = [f"# Adaptive k against fixed k on {h['target']}", "",
              f"{h['date']}, {h['machine']}, git {h['commit']}; `{h['command']}`. Greedy; every output identical "
-             "to plain greedy. Speedup: tokens/s over plain decoding of the same prompt, median [q1, q3].", "",
-             "| drafter | k | speedup | acceptance | tokens/pass |", "|---|---|---|---|---|"]
+             "to plain greedy. Speedup: tokens/s over plain decoding of the same prompt, median [q1, q3]. "
+             "Prompt sets: stories (held-out story openings), copy (a story, then a request to tell it again).", "",
+             "| prompt set | drafter | k | speedup | acceptance | tokens/pass |", "|---|---|---|---|---|---|"]
     for r in result["rows"]:
-        lines.append(f"| {r['drafter']} | {r['k']} | {speedup_cell(r['speedup'])} | {r['acceptance']:.1%} | "
-                     f"{r['tokens_per_pass']:.2f} |")
+        lines.append(f"| {r.get('prompt_set', 'stories')} | {r['drafter']} | {r['k']} | {speedup_cell(r['speedup'])} | "
+                     f"{r['acceptance']:.1%} | {r['tokens_per_pass']:.2f} |")
     return "\n".join(lines) + "\n"
 
 
@@ -95,6 +99,8 @@ def main(argv=None) -> int:
     p.add_argument("--max-tokens", type=int, default=96)
     p.add_argument("--prompts", type=int, default=6)
     p.add_argument("--repeats", type=int, default=2)
+    p.add_argument("--prompt-set", default="stories,copy",
+                   help="prompt sets, comma-separated from stories,copy (default both)")
     p.add_argument("--out", default=".", help="output folder (default: the working directory)")
     args = p.parse_args(argv)
     try:
@@ -102,9 +108,12 @@ def main(argv=None) -> int:
         models = ROOT / "models"
         target, tok = load(args.target if Path(args.target).exists() else str(models / args.target))
         drafters = {name: _drafter(name, target, tok, models) for name in args.drafters.split(",")}
-        _, prompts = load_prompts(None, args.prompts)
-        ids = [encode_prompt(tok, q["text"]) for q in prompts]
-        rows = measure(target, drafters, ids, ks, args.max_tokens, args.repeats)
+        rows = []
+        for set_name in args.prompt_set.split(","):
+            _, prompts = load_prompts(prompt_set_file(set_name.strip()), args.prompts)
+            ids = [encode_prompt(tok, q["text"]) for q in prompts]
+            rows += [{"prompt_set": set_name.strip(), **r}
+                     for r in measure(target, drafters, ids, ks, args.max_tokens, args.repeats)]
     except (SpecDecError, ValueError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2

@@ -200,6 +200,12 @@ def print_table(result: dict, file=None) -> None:
             print(line, file=file)
 
 
+def _set_name(h: dict) -> str:
+    """Which prompt set a result was measured on: 'stories', 'copy' (copy-heavy) or 'custom'."""
+    name = h.get("prompt_set", "stories")  # results from before the copy set have no key: stories
+    return {"copy": "copy-heavy", None: "custom"}.get(name, name)
+
+
 def _load(avg) -> str:
     return "-" if not avg else "/".join(f"{x:.1f}" for x in avg)
 
@@ -218,7 +224,8 @@ def markdown(result: dict, plots: list[str]) -> str:
         f"Python {h['python']}. Load average (1/5/15 min) at start {_load(h.get('load_average'))}, at end "
         f"{_load(h.get('load_average_end'))}: the machine is shared, so read the paired ratios more than absolute speeds.",
         "",
-        f"{len(result['prompts'])} held-out prompts (prompt set v{h['prompt_set_version']}), {s['max_tokens']} new tokens "
+        f"{len(result['prompts'])} held-out prompts ({_set_name(h)} prompt set v{h['prompt_set_version']}), "
+        f"{s['max_tokens']} new tokens "
         f"each, no EOS stop (every system emits exactly the same number of tokens); {s['repeats']} timed repeats after "
         f"a warm-up. tokens/s = tokens / synchronised wall-clock seconds over all "
         f"prompts (prefill of the short prompt included), median and min-max over repeats; 'x plain' = each "

@@ -162,7 +162,8 @@ def reduce_rows(systems: list[System], runs: dict[str, list[list[Run]]], costs: 
     return rows
 
 
-def header(settings: Settings, target_name: str, prompt_version: int, argv: list[str]) -> dict:
+def header(settings: Settings, target_name: str, prompt_version: int, argv: list[str],
+           prompt_set: str | None = None) -> dict:
     from mlx_specdec.doctor import report
 
     info = report()
@@ -175,6 +176,7 @@ def header(settings: Settings, target_name: str, prompt_version: int, argv: list
         "env": {k: os.environ.get(k) for k in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MLX_SPECDEC_BLAS")},
         "target": target_name,
         "prompt_set_version": prompt_version,
+        "prompt_set": prompt_set,  # 'stories', 'copy', or None for a --prompt-file
         "settings": asdict(settings),
     })
     info["git_commit"] = _git_commit()
@@ -233,7 +235,8 @@ class Progress:
 
 def run_benchmark(settings: Settings, *, target: str | None = None, drafters: list[str] | None = None,
                   mtp_head: str | None = None, prompt_file: str | None = None, models_dir: Path | None = None,
-                  argv: list[str] | None = None, only: list[str] | None = None) -> dict:
+                  argv: list[str] | None = None, only: list[str] | None = None,
+                  prompt_set: str | None = None) -> dict:
     from mlx_specdec.errors import SpecDecError
     from mlx_specdec.generate import encode_prompt
     from mlx_specdec.loading import load
@@ -252,7 +255,7 @@ def run_benchmark(settings: Settings, *, target: str | None = None, drafters: li
     specs, notes = discover_drafters(ctx, only)
     systems = build_systems(target_model, specs, settings.ks,
                             sampled_temperature=settings.temperature or None, with_mlx_lm=settings.with_mlx_lm)
-    head = header(settings, target_name, version, argv or [])
+    head = header(settings, target_name, version, argv or [], prompt_set)
 
     progress = Progress(len(systems) + settings.repeats * len(prompt_ids) + 1)
     for note in notes:
