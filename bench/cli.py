@@ -52,6 +52,8 @@ def parser():
     p.add_argument("--mtp-head", default=None, help="MTP head folder (default models/<target>-mtp)")
     p.add_argument("--drafters", default=None, help="drafter kinds to run, comma-separated from model,mtp,lookup")
     p.add_argument("--no-mlx-lm", action="store_true", help="skip mlx-lm's generators")
+    p.add_argument("--no-profile", action="store_true",
+                   help="skip the per-round profile (an untimed pass that synchronises at every phase boundary)")
     p.add_argument("--name", type=path_name, default=None,
                    help="result file stem, no path separators (default <date>-<machine>[-quick])")
     p.add_argument("--models-dir", default=None, help="where shipped models live (default ./models of the repo)")
@@ -89,7 +91,7 @@ def _main(args, argv) -> int:
         settings = replace(settings, n_prompts=args.prompts)
     if args.temp < 0:
         raise SpecDecError(f"--temp must be >= 0, got {args.temp}")
-    settings = replace(settings, temperature=args.temp, with_mlx_lm=not args.no_mlx_lm)
+    settings = replace(settings, temperature=args.temp, with_mlx_lm=not args.no_mlx_lm, profile=not args.no_profile)
     only = [x.strip() for x in args.drafters.split(",")] if args.drafters else None
     if only:
         from .systems import DRAFTER_FACTORIES

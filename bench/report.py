@@ -172,6 +172,54 @@ def cost_lines(result: dict) -> list[str]:
     return lines
 
 
+PROFILE_COLUMNS = ["system", "k", "rounds", "draft", "verify", "verdict+sync", "commit", "host", "profiled",
+                   "measured", "cost model", "unexplained", "outside the model (profile)"]
+
+
+def profile_table(result: dict) -> list[list[str]]:
+    """One line per profiled row: ms per round in each phase (the synchronised pass), the timed rows'
+    ms per round, the cost model's, and the share of the measured round the model does not explain."""
+    out = []
+    for r in result["rows"]:
+        p = r.get("profile")
+        if not p:
+            continue
+        ph = p["phases_ms"]
+        outside = ph["verdict"] + ph["commit"] + ph["host"]
+        out.append([
+            f"{r['drafter']} ({r['mode']})", _f(r["k"], "{}"), str(p["rounds_profiled"]),
+            *[f"{ph[x]:.2f}" for x in ("draft", "verify", "verdict", "commit", "host")],
+            f"{p['profiled_ms']:.2f}", _f(p.get("measured_ms")), _f(p.get("predicted_ms")),
+            _f(p.get("unexplained_share"), "{:.0%}"),
+            f"{outside:.2f} ms ({outside / p['profiled_ms']:.0%})" if p["profiled_ms"] else "-",
+        ])
+    return out
+
+
+def profile_section(result: dict) -> list[str]:
+    rows = profile_table(result)
+    if not rows:
+        return []
+    return [
+        "## Per-round profile",
+        "",
+        "Milliseconds per round (one target pass). The phases come from a separate, untimed pass that "
+        "synchronises at every phase boundary (the timed rows have one sync per round and overlap the phases): "
+        "draft = the drafter's proposal; verify = the target's block pass (with the hidden-state capture and, "
+        "for an MTP head, the output projection); verdict+sync = the verification rule and the host reading it; "
+        "commit = target and drafter landing on the boundary (rollback included); host = the rest of the round "
+        "in Python (choosing k, counters, the emission). profiled = their sum, inflated by the extra syncs; "
+        "measured = the timed rows' wall time over their rounds; cost model = (v(k) + k c) target steps at the "
+        "measured step time, k the mean drafts per round; unexplained = (measured - cost model) / measured; "
+        "outside the model = the profiled verdict, commit and host time, the phases the model leaves out.",
+        "",
+        "| " + " | ".join(PROFILE_COLUMNS) + " |",
+        "|" + "|".join(["---"] + ["---:"] * (len(PROFILE_COLUMNS) - 1)) + "|",
+        *["| " + " | ".join(row) + " |" for row in rows],
+        "",
+    ]
+
+
 def print_table(result: dict, file=None) -> None:
     file = file or sys.stdout
     rows = table_rows(result)
@@ -255,8 +303,10 @@ def markdown(result: dict, plots: list[str]) -> str:
         "",
         "c and v_k count only the drafter's steps and the verification pass. Where a measured speedup falls short "
         "of the prediction, the difference is per-round work outside both: the host loop and its one sync point, "
-        "the commit/rollback, and for the MTP head the hidden-state capture and its own output projection.",
+        "the commit/rollback, and for the MTP head the hidden-state capture and its own output projection. "
+        "The per-round profile below measures each.",
         "",
+        *profile_section(result),
     ]
     if result["notes"]:
         out += ["## Notes", "", *[f"- {n}" for n in result["notes"]], ""]

@@ -73,6 +73,75 @@ class SpecStats:
         }
 
 
+PHASES = ("draft", "verify", "verdict", "commit", "host")
+
+
+@dataclass
+class RoundProfile:
+    """Opt-in wall time of each phase of the speculative rounds (``speculative_stream(profile=...)``).
+
+    Phases: draft (the drafter's proposal, evaluated), verify (the target's
+    block pass), verdict (the verification rule, its sync and the host reading
+    the verdict), commit (target and drafter land on the boundary, their state
+    evaluated) and host (everything else: choosing k, the counters, the
+    emission, the caller's work between rounds). A profiled run synchronises at
+    every phase boundary, which the normal loop never does (it has one sync per
+    round, and the phases overlap), so it is slower than an unprofiled run: run
+    it as its own pass and read shares, never its tokens/s.
+    """
+
+    rounds: int = 0
+    seconds: dict = field(default_factory=lambda: dict.fromkeys(PHASES, 0.0))
+    _last: float | None = field(default=None, repr=False)
+
+    def start(self) -> None:
+        """The top of a round: the time since the last mark was host work."""
+        now = time.perf_counter()
+        if self._last is not None:
+            self.seconds["host"] += now - self._last
+        self._last = now
+        self.rounds += 1
+
+    def mark(self, phase: str, *arrays) -> None:
+        """End `phase`: evaluate what it built, wait for the device, charge the time since the last mark."""
+        arrays = [a for a in arrays if isinstance(a, mx.array)]
+        if arrays:
+            mx.eval(*arrays)
+        mx.synchronize()
+        now = time.perf_counter()
+        self.seconds[phase] += now - self._last
+        self._last = now
+
+    def add(self, other: RoundProfile) -> RoundProfile:
+        self.rounds += other.rounds
+        for phase in PHASES:
+            self.seconds[phase] += other.seconds[phase]
+        return self
+
+    def per_round_ms(self) -> dict:
+        return {phase: 1e3 * t / self.rounds if self.rounds else 0.0 for phase, t in self.seconds.items()}
+
+
+def _state_arrays(*holders) -> list:
+    """The arrays a target sequence or a drafter holds after a commit (for RoundProfile only)."""
+    from .caches import cache_arrays
+
+    out = []
+    for obj in holders:
+        seq = getattr(obj, "seq", obj)  # a ModelDrafter keeps its sequence in .seq
+        for name in ("pending", "hidden", "_state", "_token"):
+            value = getattr(seq, name, None)
+            if isinstance(value, mx.array):
+                out.append(value)
+        cache = getattr(seq, "cache", None)
+        if isinstance(cache, list):
+            try:
+                out += cache_arrays(cache)
+            except Exception:  # noqa: BLE001 - a cache we cannot walk: its work lands in the next phase
+                pass
+    return out
+
+
 @dataclass
 class Emission:
     """Tokens committed by one round, in order, each with what produced it:
@@ -181,12 +250,15 @@ def speculative_stream(
     strategy="cache",
     stats: SpecStats | None = None,
     on_commit=None,
+    profile: RoundProfile | None = None,
 ) -> Iterator[Emission]:
     """Speculative decoding as a generator: yields one Emission per round.
 
     Fills `stats` (a SpecStats) as it goes. `on_commit(target_seq, drafter)`,
     when given, is called after every round's commit (tests use it to inspect
-    the committed state at each boundary).
+    the committed state at each boundary). `profile` (a RoundProfile), when
+    given, times each phase of every round by synchronising at the phase
+    boundaries: a profiled run is slower, so never time one.
     """
     policy = SamplingPolicy(temperature, top_k, top_p, min_p)
     prompt = _check_request(target, prompt_ids, max_new_tokens, k, eos_id)
@@ -212,6 +284,8 @@ def speculative_stream(
     produced = 0
     while produced < max_new_tokens:
         started = time.perf_counter()
+        if profile is not None:
+            profile.start()
         # Never draft past the cap: a round emits at most k_round + 1 tokens.
         k_round = min(adaptive.choose() if adaptive else k, max_new_tokens - produced - 1)
         limit = target_seq.block_limit()
@@ -220,9 +294,15 @@ def speculative_stream(
         draft_key = verify_key = None
         if key is not None:
             key, draft_key, verify_key = mx.random.split(key, 3)
+        if profile is not None:
+            profile.mark("host")
         drafts, draft_probs = drafter.propose(k_round, policy, draft_key)
         k_round = drafts.shape[0]  # a drafter may propose fewer (e.g. an MTP head's depth)
+        if profile is not None:
+            profile.mark("draft", drafts, draft_probs)
         logits = target_seq.extend(drafts)  # the round's one target pass: k_round + 1 rows
+        if profile is not None:
+            profile.mark("verify", logits, target_seq.hidden)
         if policy.greedy:
             accepted, token = greedy_verdict(drafts, logits)
         else:
@@ -232,9 +312,13 @@ def speculative_stream(
         mx.eval(drafts, accepted, token)
         accepted, token = accepted.item(), token.item()
         draft_ids = drafts.tolist()
+        if profile is not None:
+            profile.mark("verdict")
 
         target_seq.commit(1 + accepted, mx.array([token], dtype=mx.int32))
         drafter.commit(accepted, token)
+        if profile is not None:
+            profile.mark("commit", *_state_arrays(target_seq, drafter))
         if on_commit is not None:
             on_commit(target_seq, drafter)
 
@@ -262,7 +346,7 @@ def speculative_generate(target, drafter, prompt_ids, max_new_tokens: int, **opt
     """Generate with a drafter; returns ``(new_ids, stats)``.
 
     Takes `speculative_stream`'s keywords but its instruments (`stats`,
-    `on_commit`): k=4, eos_id=None, temperature=0.0, top_k=None, top_p=None,
+    `on_commit`, `profile`): k=4, eos_id=None, temperature=0.0, top_k=None, top_p=None,
     min_p=None, seed=None, strategy="cache"; `inspect.signature` and `help()` show them.
     `drafter` is a model (wrapped as a ModelDrafter) or a Drafter object.
     temperature 0 verifies greedily (output equals `greedy_generate` token for
@@ -283,7 +367,8 @@ def speculative_generate(target, drafter, prompt_ids, max_new_tokens: int, **opt
 # One list of options, speculative_stream's: speculative_generate shows it without the instruments.
 _GENERATE_SIGNATURE = inspect.signature(speculative_stream)
 _GENERATE_SIGNATURE = _GENERATE_SIGNATURE.replace(
-    parameters=[p for name, p in _GENERATE_SIGNATURE.parameters.items() if name not in ("stats", "on_commit")],
+    parameters=[p for name, p in _GENERATE_SIGNATURE.parameters.items()
+                if name not in ("stats", "on_commit", "profile")],
     return_annotation="tuple[list[int], SpecStats]",
 )
 speculative_generate.__signature__ = _GENERATE_SIGNATURE

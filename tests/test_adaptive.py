@@ -103,3 +103,19 @@ def test_adaptive_bench_writes_paired_rows_for_every_drafter_and_k(tmp_path):
     rows = json.loads(result.read_text())["rows"]
     assert {(r["drafter"], r["k"]) for r in rows} == {(d, k) for d in ("storylm-1m", "prompt-lookup") for k in (2, "auto")}
     assert all(r["speedup"]["median"] > 0 and r["tokens_per_pass"] >= 1 for r in rows)
+
+
+# -- the opt-in per-round profile -----------------------------------------------
+
+
+@pytest.mark.parametrize("k", [3, "auto"])
+def test_a_profiled_run_emits_the_same_tokens_and_times_every_round(k):
+    from mlx_specdec.generate import PHASES, RoundProfile, SpecStats, speculative_stream
+
+    target, drafter = TableLM(8, seed=3, sharpness=3.0), TableLM(8, seed=4, sharpness=3.0)
+    prof, stats = RoundProfile(), SpecStats()
+    out = [t for e in speculative_stream(target, drafter, [1, 2], 30, k=k, stats=stats, profile=prof) for t in e.ids]
+    assert out == greedy_generate(target, [1, 2], 30)
+    assert prof.rounds == stats.target_passes
+    assert set(prof.seconds) == set(PHASES) and all(t >= 0 for t in prof.seconds.values())
+    assert prof.seconds["verify"] > 0 and sum(prof.per_round_ms().values()) > 0
