@@ -42,6 +42,10 @@ EMPTY = mx.array([], dtype=mx.int32)
 class ModelDrafter:
     """A separate (smaller) model sharing the target's token ids."""
 
+    # Its commit never reads the target's passes: the loop may run its rounds without drafts
+    # as pipelined plain steps (see speculative_stream).
+    pipelines_plain_steps = True
+
     def __init__(self, model, strategy="cache"):
         self.model = model
         self.vocab_size = model_vocab_size(model)
@@ -106,6 +110,8 @@ class PromptLookupDrafter:
     and resamples from p with d removed, which is still exact.
     """
 
+    pipelines_plain_steps = True  # host-only: rounds without drafts may be pipelined plain steps
+
     def __init__(self, max_ngram: int = 3, min_ngram: int = 1, vocab_size: int | None = None):
         if not 1 <= min_ngram <= max_ngram:
             raise ValueError(f"need 1 <= min_ngram <= max_ngram, got {min_ngram}, {max_ngram}")
@@ -130,6 +136,10 @@ class PromptLookupDrafter:
                 if toks[start : start + n] == tail:
                     return toks[start + n : start + n + k]
         return []
+
+    def would_propose(self) -> bool:
+        """Whether a proposal now would hold a draft (the loop runs plain steps while it would not)."""
+        return bool(self.lookup(1))
 
     def propose(self, k, policy, key):
         self._drafts = self.lookup(k) if k > 0 else []

@@ -282,15 +282,89 @@ def speculative_stream(
     drafter.prefill(prompt)
     adaptive = AdaptiveK() if k == "auto" else None
     produced = 0
+    carried = None  # a k already chosen for the next round (by a run of plain steps that ended)
+    # A round without drafts is a plain step, and a drafter that says so (its commit never reads the
+    # target's passes) gets the plain loop's pipelined step for it: the next step is queued before the
+    # host reads this one's token. A drafter that can tell whether it has anything to propose
+    # (`would_propose`, e.g. prompt lookup) lets a run of plain steps look ahead one step whatever k is.
+    plain_steps_ok = getattr(drafter, "pipelines_plain_steps", False)
+    look_ahead = plain_steps_ok and hasattr(drafter, "would_propose")
+    # The instruments inspect every boundary: with them, plain steps run one at a time.
+    pipeline = on_commit is None and profile is None
+    nothing = mx.array([], dtype=mx.int32)
+
+    def capped(k_next: int, left: int) -> int:
+        """A round's k within the tokens left (a round emits at most k + 1) and the block limit."""
+        k_next = min(k_next, left - 1)
+        limit = target_seq.block_limit()
+        if limit is not None:  # e.g. the KV cache turns quantized at a position a block must not straddle
+            k_next = max(0, min(k_next, limit - target_seq.pending.shape[0]))
+        return k_next
+
+    def queue_step() -> mx.array:
+        """One plain step of the target, as plain_stream runs it: committed lazily, computing at once."""
+        nonlocal key
+        step_key = None
+        if key is not None:
+            key, step_key = mx.random.split(key)
+        token = policy.pick(target_seq.extend(nothing)[-1:], step_key)[0].astype(mx.int32)
+        target_seq.commit(1, token)
+        mx.async_eval(token)
+        return token
+
+    def plain_steps(started: float):
+        """Rounds without drafts as pipelined plain steps, until a round would draft; returns True at EOS."""
+        nonlocal produced, carried
+        if profile is not None:
+            profile.mark("host")
+        token = queue_step()
+        leave_with = None  # the k of the round that follows the step in flight, once the drafter has drafts
+        while True:
+            queued, k_next = None, None
+            if pipeline and produced + 1 < max_new_tokens:
+                if leave_with is not None:
+                    k_next = leave_with
+                else:
+                    k_next = capped(adaptive.choose() if adaptive else k, max_new_tokens - produced - 1)
+                    if k_next == 0 or look_ahead:
+                        queued = queue_step()  # the host reads this step's token while the next one computes
+            tid = token.item()
+            if profile is not None:
+                profile.mark("verify")
+            drafter.propose(0, policy, None)
+            drafter.commit(0, tid)
+            if profile is not None:
+                profile.mark("commit", *_state_arrays(target_seq, drafter))
+            if on_commit is not None:
+                on_commit(target_seq, drafter)
+            stats.target_passes += 1
+            stats.generated += 1
+            stats.accepted_per_round.append(0)
+            produced += 1
+            if adaptive is not None:
+                adaptive.update(0, 0, time.perf_counter() - started)
+            yield Emission([tid], ["target"])
+            if tid in eos:
+                return True
+            if queued is None:
+                carried = k_next
+                return False
+            started, token = time.perf_counter(), queued
+            if k_next > 0 and drafter.would_propose():
+                leave_with = k_next  # drafts again after the step in flight
+
     while produced < max_new_tokens:
         started = time.perf_counter()
         if profile is not None:
             profile.start()
         # Never draft past the cap: a round emits at most k_round + 1 tokens.
-        k_round = min(adaptive.choose() if adaptive else k, max_new_tokens - produced - 1)
-        limit = target_seq.block_limit()
-        if limit is not None:  # e.g. the KV cache turns quantized at a position a block must not straddle
-            k_round = max(0, min(k_round, limit - target_seq.pending.shape[0]))
+        k_round = carried if carried is not None else (adaptive.choose() if adaptive else k)
+        carried = None
+        k_round = capped(k_round, max_new_tokens - produced)
+        if plain_steps_ok and (k_round == 0 or (look_ahead and not drafter.would_propose())):
+            if (yield from plain_steps(started)):
+                return
+            continue
         draft_key = verify_key = None
         if key is not None:
             key, draft_key, verify_key = mx.random.split(key, 3)
