@@ -2,6 +2,7 @@
 
     python -m bench.adaptive --target storylm-5m --drafters storylm-1m,storylm-5m-mtp,prompt-lookup
     python -m bench.adaptive --drafters prompt-lookup --ks 4,auto --prompt-set stories,copy --prompts 4
+    python -m bench.adaptive --drafters prompt-lookup,prompt-lookup:serial,prompt-lookup:min=2 --ks 4,auto
 
 For each prompt and repeat, plain greedy decoding runs, then every drafter at
 every fixed k and at k="auto", seconds apart, in one interleaved pass; a row
@@ -34,10 +35,8 @@ ROOT = Path(__file__).resolve().parents[1]
 
 def _drafter(name: str, target, tok, models: Path):
     """A fresh drafter for `name`: a store model, an MTP head folder or prompt-lookup."""
-    if name == "prompt-lookup":
-        from mlx_specdec.drafters import PromptLookupDrafter
-
-        return lambda: PromptLookupDrafter()
+    if name.split(":")[0] == "prompt-lookup":
+        return _lookup(name)
     path = Path(name) if Path(name).exists() else models / name
     if (path / "head.safetensors").is_file():
         from mlx_specdec.drafters import MTPDrafter
@@ -47,6 +46,30 @@ def _drafter(name: str, target, tok, models: Path):
         return lambda: MTPDrafter(head)
     model, _ = load(str(path))
     return lambda: model
+
+
+def _lookup(name: str):
+    """prompt-lookup[:option,...]: min=N / max=N set the n-gram range; 'serial' runs its rounds without
+    drafts through the verdict one at a time, as the loop did before it ran them as pipelined plain steps."""
+    from mlx_specdec.drafters import PromptLookupDrafter
+
+    options = dict(min_ngram=1, max_ngram=3)
+    serial = False
+    for opt in filter(None, name.partition(":")[2].split(",")):
+        key, _, value = opt.partition("=")
+        if key in ("min", "max") and value.isdigit():
+            options[f"{key}_ngram"] = int(value)
+        elif opt == "serial":
+            serial = True
+        else:
+            raise SpecDecError(f"{name!r}: unknown prompt-lookup option {opt!r} (min=N, max=N, serial)")
+
+    class Serial(PromptLookupDrafter):
+        pipelines_plain_steps = False
+
+    cls = Serial if serial else PromptLookupDrafter
+    cls(**options)  # a bad range fails here, before the run
+    return lambda: cls(**options)
 
 
 def measure(target, drafters: dict, prompts: list[list[int]], ks: list, max_tokens: int, repeats: int) -> list[dict]:
@@ -114,7 +137,7 @@ def main(argv=None) -> int:
             ids = [encode_prompt(tok, q["text"]) for q in prompts]
             rows += [{"prompt_set": set_name.strip(), **r}
                      for r in measure(target, drafters, ids, ks, args.max_tokens, args.repeats)]
-    except (SpecDecError, ValueError) as e:
+    except (SpecDecError, ValueError) as e:  # ValueError: a bad k or n-gram range
         print(f"error: {e}", file=sys.stderr)
         return 2
     print(save_results(args.out, f"adaptive-{Path(args.target).name}", {"target": Path(args.target).name},

@@ -127,11 +127,38 @@ class PromptLookupDrafter:
     def prefill(self, prompt_ids) -> None:
         self.tokens = list(prompt_ids)
 
+    def _sync_index(self) -> None:
+        """Bring the n-gram index up to date with self.tokens (appended to in place by commit).
+
+        index[n][gram] is the latest start of `gram` (n tokens) that has a token after it, so a lookup
+        costs a dict read per n instead of a scan of the context: on a small target a scan of a few
+        hundred tokens in Python costs a sizeable share of a plain step.
+        """
+        toks = self.tokens
+        if getattr(self, "_indexed", None) is not toks or self._done > len(toks):
+            self._indexed, self._done = toks, 1
+            self._index = {n: {} for n in range(self.min_ngram, self.max_ngram + 1)}
+        for p in range(self._done, len(toks)):  # toks[p] is the continuation of the grams ending before p
+            for n, grams in self._index.items():
+                if p >= n:
+                    grams[tuple(toks[p - n : p])] = p - n
+        self._done = max(self._done, len(toks))
+
     def lookup(self, k: int) -> list[int]:
+        toks = self.tokens
+        self._sync_index()
+        for n in range(min(self.max_ngram, len(toks) - 1), self.min_ngram - 1, -1):
+            # Latest match first: recent context predicts best.
+            start = self._index[n].get(tuple(toks[-n:]))
+            if start is not None:
+                return toks[start + n : start + n + k]
+        return []
+
+    def lookup_scan(self, k: int) -> list[int]:
+        """lookup() by scanning the context (the reference the index must agree with)."""
         toks = self.tokens
         for n in range(min(self.max_ngram, len(toks) - 1), self.min_ngram - 1, -1):
             tail = toks[-n:]
-            # Latest match first: recent context predicts best.
             for start in range(len(toks) - n - 1, -1, -1):
                 if toks[start : start + n] == tail:
                     return toks[start + n : start + n + k]

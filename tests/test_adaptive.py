@@ -249,3 +249,20 @@ def test_lookup_with_plain_steps_keeps_the_target_distribution(k):
     stat, critical = chi_square_test(samples, joint)
     assert stat < critical
     assert 0 < drafted and passes > 2000  # both kinds of round ran
+
+
+def test_prompt_lookup_index_agrees_with_the_scan():
+    import random
+
+    from mlx_specdec.drafters import PromptLookupDrafter
+
+    rng = random.Random(0)
+    for lo, hi in ((1, 3), (2, 2), (2, 4)):
+        d = PromptLookupDrafter(max_ngram=hi, min_ngram=lo)
+        d.prefill([rng.randrange(6) for _ in range(5)])
+        for _ in range(200):
+            assert d.lookup(4) == d.lookup_scan(4)
+            assert d.would_propose() == bool(d.lookup_scan(1))
+            d.tokens += [rng.randrange(6) for _ in range(rng.randrange(1, 3))]
+        d.prefill([1, 2, 1, 2])  # a new list: the index starts again
+        assert d.lookup(3) == d.lookup_scan(3)
