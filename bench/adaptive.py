@@ -1,11 +1,15 @@
 """Adaptive draft length (k="auto") against every fixed k, per drafter, paired with plain decoding.
 
     python -m bench.adaptive --target storylm-5m --drafters storylm-1m,storylm-5m-mtp,prompt-lookup
+    python -m bench.adaptive --drafters prompt-lookup --ks 4,auto --prompt-set stories,copy --prompts 4
+    python -m bench.adaptive --drafters prompt-lookup,prompt-lookup:serial,prompt-lookup:min=2 --ks 4,auto
 
 For each prompt and repeat, plain greedy decoding runs, then every drafter at
 every fixed k and at k="auto", seconds apart, in one interleaved pass; a row
 reports the median (and quartiles) of its tokens/s over the plain run of the
 same prompt. Greedy output is checked identical to plain on every run.
+Rows are reported per prompt set (`--prompt-set`: the story openings, the
+copy-heavy set, or both, each measured in its own interleaved pass).
 Writes ``<out>/<date>-<machine>-adaptive-<target>.{json,md}``.
 """
 
@@ -17,7 +21,7 @@ from pathlib import Path
 
 import mlx_specdec  # noqa: F401  (binds OpenBLAS before mlx.core on Linux)
 
-from mlx_specdec.data.prompts import load_prompts
+from mlx_specdec.data.prompts import load_prompts, prompt_set_file
 from mlx_specdec.errors import SpecDecError
 from mlx_specdec.generate import SpecStats, encode_prompt, plain_stream, speculative_stream
 from mlx_specdec.loading import load
@@ -31,10 +35,8 @@ ROOT = Path(__file__).resolve().parents[1]
 
 def _drafter(name: str, target, tok, models: Path):
     """A fresh drafter for `name`: a store model, an MTP head folder or prompt-lookup."""
-    if name == "prompt-lookup":
-        from mlx_specdec.drafters import PromptLookupDrafter
-
-        return lambda: PromptLookupDrafter()
+    if name.split(":")[0] == "prompt-lookup":
+        return _lookup(name)
     path = Path(name) if Path(name).exists() else models / name
     if (path / "head.safetensors").is_file():
         from mlx_specdec.drafters import MTPDrafter
@@ -44,6 +46,30 @@ def _drafter(name: str, target, tok, models: Path):
         return lambda: MTPDrafter(head)
     model, _ = load(str(path))
     return lambda: model
+
+
+def _lookup(name: str):
+    """prompt-lookup[:option,...]: min=N / max=N set the n-gram range; 'serial' runs its rounds without
+    drafts through the verdict one at a time, as the loop did before it ran them as pipelined plain steps."""
+    from mlx_specdec.drafters import PromptLookupDrafter
+
+    options = dict(min_ngram=1, max_ngram=3)
+    serial = False
+    for opt in filter(None, name.partition(":")[2].split(",")):
+        key, _, value = opt.partition("=")
+        if key in ("min", "max") and value.isdigit():
+            options[f"{key}_ngram"] = int(value)
+        elif opt == "serial":
+            serial = True
+        else:
+            raise SpecDecError(f"{name!r}: unknown prompt-lookup option {opt!r} (min=N, max=N, serial)")
+
+    class Serial(PromptLookupDrafter):
+        pipelines_plain_steps = False
+
+    cls = Serial if serial else PromptLookupDrafter
+    cls(**options)  # a bad range fails here, before the run
+    return lambda: cls(**options)
 
 
 def measure(target, drafters: dict, prompts: list[list[int]], ks: list, max_tokens: int, repeats: int) -> list[dict]:
@@ -79,11 +105,12 @@ def render(result: dict) -> str:
     h = result["header"]
     lines = [f"# Adaptive k against fixed k on {h['target']}", "",
              f"{h['date']}, {h['machine']}, git {h['commit']}; `{h['command']}`. Greedy; every output identical "
-             "to plain greedy. Speedup: tokens/s over plain decoding of the same prompt, median [q1, q3].", "",
-             "| drafter | k | speedup | acceptance | tokens/pass |", "|---|---|---|---|---|"]
+             "to plain greedy. Speedup: tokens/s over plain decoding of the same prompt, median [q1, q3]. "
+             "Prompt sets: stories (held-out story openings), copy (a story, then a request to tell it again).", "",
+             "| prompt set | drafter | k | speedup | acceptance | tokens/pass |", "|---|---|---|---|---|---|"]
     for r in result["rows"]:
-        lines.append(f"| {r['drafter']} | {r['k']} | {speedup_cell(r['speedup'])} | {r['acceptance']:.1%} | "
-                     f"{r['tokens_per_pass']:.2f} |")
+        lines.append(f"| {r.get('prompt_set', 'stories')} | {r['drafter']} | {r['k']} | {speedup_cell(r['speedup'])} | "
+                     f"{r['acceptance']:.1%} | {r['tokens_per_pass']:.2f} |")
     return "\n".join(lines) + "\n"
 
 
@@ -95,6 +122,8 @@ def main(argv=None) -> int:
     p.add_argument("--max-tokens", type=int, default=96)
     p.add_argument("--prompts", type=int, default=6)
     p.add_argument("--repeats", type=int, default=2)
+    p.add_argument("--prompt-set", default="stories,copy",
+                   help="prompt sets, comma-separated from stories,copy (default both)")
     p.add_argument("--out", default=".", help="output folder (default: the working directory)")
     args = p.parse_args(argv)
     try:
@@ -102,10 +131,13 @@ def main(argv=None) -> int:
         models = ROOT / "models"
         target, tok = load(args.target if Path(args.target).exists() else str(models / args.target))
         drafters = {name: _drafter(name, target, tok, models) for name in args.drafters.split(",")}
-        _, prompts = load_prompts(None, args.prompts)
-        ids = [encode_prompt(tok, q["text"]) for q in prompts]
-        rows = measure(target, drafters, ids, ks, args.max_tokens, args.repeats)
-    except (SpecDecError, ValueError) as e:
+        rows = []
+        for set_name in args.prompt_set.split(","):
+            _, prompts = load_prompts(prompt_set_file(set_name.strip()), args.prompts)
+            ids = [encode_prompt(tok, q["text"]) for q in prompts]
+            rows += [{"prompt_set": set_name.strip(), **r}
+                     for r in measure(target, drafters, ids, ks, args.max_tokens, args.repeats)]
+    except (SpecDecError, ValueError) as e:  # ValueError: a bad k or n-gram range
         print(f"error: {e}", file=sys.stderr)
         return 2
     print(save_results(args.out, f"adaptive-{Path(args.target).name}", {"target": Path(args.target).name},

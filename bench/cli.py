@@ -4,6 +4,7 @@
     python -m bench --quick         # smoke run (~1 min): 3 prompts, 32 tokens, k in {1, 4}, 1 repeat
     python -m bench --k 2,4 --repeats 5 --max-tokens 200 --out /tmp/bench
     python -m bench --target path/to/target --drafter path/to/drafter
+    python -m bench --prompt-set copy --drafters lookup   # the copy-heavy prompts (results named ...-copy)
 """
 
 from __future__ import annotations
@@ -41,6 +42,9 @@ def parser():
     p.add_argument("--k", default=None, help="draft lengths, comma-separated (default 1,2,4,8; quick 1,4)")
     p.add_argument("--prompts", type=int, default=None, help="use the first N prompts (default all; quick 3)")
     p.add_argument("--prompt-file", default=None, help="prompt set JSON (default: the versioned set in mlx_specdec/data/prompts.json)")
+    p.add_argument("--prompt-set", choices=["stories", "copy"], default=None,
+                   help="a shipped prompt set: 'stories' (held-out openings, the default) or 'copy' (a story, then a "
+                        "request to tell it again: copy-heavy, where prompt lookup should shine)")
     p.add_argument("--temp", type=number(float), default=1.0, help="temperature of the sampled mode; 0 skips it (default 1.0)")
     p.add_argument("--target", default=None, help="target model (default: the largest shipped ladder model)")
     p.add_argument("--drafter", action="append", default=None,
@@ -48,6 +52,8 @@ def parser():
     p.add_argument("--mtp-head", default=None, help="MTP head folder (default models/<target>-mtp)")
     p.add_argument("--drafters", default=None, help="drafter kinds to run, comma-separated from model,mtp,lookup")
     p.add_argument("--no-mlx-lm", action="store_true", help="skip mlx-lm's generators")
+    p.add_argument("--no-profile", action="store_true",
+                   help="skip the per-round profile (an untimed pass that synchronises at every phase boundary)")
     p.add_argument("--name", type=path_name, default=None,
                    help="result file stem, no path separators (default <date>-<machine>[-quick])")
     p.add_argument("--models-dir", default=None, help="where shipped models live (default ./models of the repo)")
@@ -85,7 +91,7 @@ def _main(args, argv) -> int:
         settings = replace(settings, n_prompts=args.prompts)
     if args.temp < 0:
         raise SpecDecError(f"--temp must be >= 0, got {args.temp}")
-    settings = replace(settings, temperature=args.temp, with_mlx_lm=not args.no_mlx_lm)
+    settings = replace(settings, temperature=args.temp, with_mlx_lm=not args.no_mlx_lm, profile=not args.no_profile)
     only = [x.strip() for x in args.drafters.split(",")] if args.drafters else None
     if only:
         from .systems import DRAFTER_FACTORIES
@@ -96,13 +102,22 @@ def _main(args, argv) -> int:
 
     if args.temp > 0 and args.temp < 1e-4:
         raise SpecDecError(f"--temp {args.temp!r} is too small to sample with; use 0 to skip the sampled mode")
+    prompt_file = args.prompt_file
+    if args.prompt_set is not None:
+        if prompt_file is not None:
+            raise SpecDecError("--prompt-set and --prompt-file are exclusive: pass one of them")
+        from mlx_specdec.data.prompts import prompt_set_file
+
+        prompt_file = str(prompt_set_file(args.prompt_set))
     # Where the results go is checked before the run: after it, they would be lost.
     out = Path(args.out)
-    name = args.name or f"{datetime.date.today().isoformat()}-{machine_name()}" + ("-quick" if args.quick else "")
+    name = args.name or (f"{datetime.date.today().isoformat()}-{machine_name()}" + ("-quick" if args.quick else "")
+                         + ("-copy" if args.prompt_set == "copy" else ""))
     report.check_destination(out, name)
 
     result = run_benchmark(settings, target=args.target, drafters=args.drafter, mtp_head=args.mtp_head,
-                           prompt_file=args.prompt_file, models_dir=args.models_dir, argv=argv, only=only)
+                           prompt_file=prompt_file, models_dir=args.models_dir, argv=argv, only=only,
+                           prompt_set=args.prompt_set or ("stories" if prompt_file is None else None))
     paths = report.write(result, out, name)
     report.print_table(result)
     print(f"\nwrote {paths['json']}, {paths['markdown']}" + "".join(f", {p}" for p in paths["plots"]))

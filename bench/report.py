@@ -172,6 +172,54 @@ def cost_lines(result: dict) -> list[str]:
     return lines
 
 
+PROFILE_COLUMNS = ["system", "k", "rounds", "draft", "verify", "verdict+sync", "commit", "host", "profiled",
+                   "measured", "cost model", "unexplained", "outside the model (profile)"]
+
+
+def profile_table(result: dict) -> list[list[str]]:
+    """One line per profiled row: ms per round in each phase (the synchronised pass), the timed rows'
+    ms per round, the cost model's, and the share of the measured round the model does not explain."""
+    out = []
+    for r in result["rows"]:
+        p = r.get("profile")
+        if not p:
+            continue
+        ph = p["phases_ms"]
+        outside = ph["verdict"] + ph["commit"] + ph["host"]
+        out.append([
+            f"{r['drafter']} ({r['mode']})", _f(r["k"], "{}"), str(p["rounds_profiled"]),
+            *[f"{ph[x]:.2f}" for x in ("draft", "verify", "verdict", "commit", "host")],
+            f"{p['profiled_ms']:.2f}", _f(p.get("measured_ms")), _f(p.get("predicted_ms")),
+            _f(p.get("unexplained_share"), "{:.0%}"),
+            f"{outside:.2f} ms ({outside / p['profiled_ms']:.0%})" if p["profiled_ms"] else "-",
+        ])
+    return out
+
+
+def profile_section(result: dict) -> list[str]:
+    rows = profile_table(result)
+    if not rows:
+        return []
+    return [
+        "## Per-round profile",
+        "",
+        "Milliseconds per round (one target pass). The phases come from a separate, untimed pass that "
+        "synchronises at every phase boundary (the timed rows have one sync per round and overlap the phases): "
+        "draft = the drafter's proposal; verify = the target's block pass (with the hidden-state capture and, "
+        "for an MTP head, the output projection); verdict+sync = the verification rule and the host reading it; "
+        "commit = target and drafter landing on the boundary (rollback included); host = the rest of the round "
+        "in Python (choosing k, counters, the emission). profiled = their sum, inflated by the extra syncs; "
+        "measured = the timed rows' wall time over their rounds; cost model = (v(k) + k c) target steps at the "
+        "measured step time, k the mean drafts per round; unexplained = (measured - cost model) / measured; "
+        "outside the model = the profiled verdict, commit and host time, the phases the model leaves out.",
+        "",
+        "| " + " | ".join(PROFILE_COLUMNS) + " |",
+        "|" + "|".join(["---"] + ["---:"] * (len(PROFILE_COLUMNS) - 1)) + "|",
+        *["| " + " | ".join(row) + " |" for row in rows],
+        "",
+    ]
+
+
 def print_table(result: dict, file=None) -> None:
     file = file or sys.stdout
     rows = table_rows(result)
@@ -200,6 +248,12 @@ def print_table(result: dict, file=None) -> None:
             print(line, file=file)
 
 
+def _set_name(h: dict) -> str:
+    """Which prompt set a result was measured on: 'stories', 'copy' (copy-heavy) or 'custom'."""
+    name = h.get("prompt_set", "stories")  # results from before the copy set have no key: stories
+    return {"copy": "copy-heavy", None: "custom"}.get(name, name)
+
+
 def _load(avg) -> str:
     return "-" if not avg else "/".join(f"{x:.1f}" for x in avg)
 
@@ -218,7 +272,8 @@ def markdown(result: dict, plots: list[str]) -> str:
         f"Python {h['python']}. Load average (1/5/15 min) at start {_load(h.get('load_average'))}, at end "
         f"{_load(h.get('load_average_end'))}: the machine is shared, so read the paired ratios more than absolute speeds.",
         "",
-        f"{len(result['prompts'])} held-out prompts (prompt set v{h['prompt_set_version']}), {s['max_tokens']} new tokens "
+        f"{len(result['prompts'])} held-out prompts ({_set_name(h)} prompt set v{h['prompt_set_version']}), "
+        f"{s['max_tokens']} new tokens "
         f"each, no EOS stop (every system emits exactly the same number of tokens); {s['repeats']} timed repeats after "
         f"a warm-up. tokens/s = tokens / synchronised wall-clock seconds over all "
         f"prompts (prefill of the short prompt included), median and min-max over repeats; 'x plain' = each "
@@ -248,8 +303,10 @@ def markdown(result: dict, plots: list[str]) -> str:
         "",
         "c and v_k count only the drafter's steps and the verification pass. Where a measured speedup falls short "
         "of the prediction, the difference is per-round work outside both: the host loop and its one sync point, "
-        "the commit/rollback, and for the MTP head the hidden-state capture and its own output projection.",
+        "the commit/rollback, and for the MTP head the hidden-state capture and its own output projection. "
+        "The per-round profile below measures each.",
         "",
+        *profile_section(result),
     ]
     if result["notes"]:
         out += ["## Notes", "", *[f"- {n}" for n in result["notes"]], ""]

@@ -43,6 +43,7 @@ class Settings:
     cost_repeats: int = 30
     with_mlx_lm: bool = True
     quick: bool = False
+    profile: bool = True  # a separate untimed pass timing each phase of our speculative rounds
 
 
 QUICK = dict(max_tokens=32, ks=[1, 4], repeats=1, n_prompts=3, cost_repeats=10, warmup_tokens=8)
@@ -101,6 +102,33 @@ def _interp_v(v_k: dict[int, float], k_eff: float) -> float:
     return points[-1][1]
 
 
+def profile_row(row: dict, prof, costs: dict, drafter_c: dict) -> dict:
+    """A row's per-round profile beside the clock and the cost model, in ms per round.
+
+    measured: the timed rows' seconds over their target passes (one pass per round; the short prefill
+    included). predicted: the cost model's round, (v(k_eff) + k_eff c) target steps. The profile's phases
+    come from the separate synchronised pass; their sum (profiled) exceeds measured by what the extra
+    syncs cost and by the overlap the normal loop has, so read them as shares.
+    """
+    phases = prof.per_round_ms()
+    step = costs["target_step_ms"]
+    total = sum(phases.values())
+    out = {"rounds_profiled": prof.rounds, "phases_ms": phases, "profiled_ms": total,
+           "shares": {k: v / total if total else 0.0 for k, v in phases.items()}}
+    measured = row.get("round_ms")
+    out["measured_ms"] = measured
+    c = drafter_c.get(row["drafter"])
+    if c is not None and row.get("mean_drafts_per_round") is not None:
+        k_eff = row["mean_drafts_per_round"]
+        v = _interp_v({int(k): x for k, x in costs["v_k"].items()}, k_eff)
+        out["predicted_ms"] = (v + k_eff * c) * step
+        out["predicted_draft_ms"], out["predicted_verify_ms"] = k_eff * c * step, v * step
+        if measured:
+            out["gap_ms"] = measured - out["predicted_ms"]
+            out["unexplained_share"] = out["gap_ms"] / measured
+    return out
+
+
 def reduce_rows(systems: list[System], runs: dict[str, list[list[Run]]], costs: dict, drafter_c: dict) -> list[dict]:
     """One row per system: speeds with spread, counters, identity and cost-model predictions.
 
@@ -131,6 +159,8 @@ def reduce_rows(systems: list[System], runs: dict[str, list[list[Run]]], costs: 
             "speedup_vs_plain": quantiles(speedups),
             "target_passes": passes, "drafted": drafted, "accepted": accepted, "generated": generated,
             "tokens_per_pass": generated / passes if passes else 0.0,
+            # wall ms per round (one target pass each) of the timed runs: what a profile is compared with
+            "round_ms": 1e3 * sum(r.seconds for r in flat) / passes if passes and s.k else None,
             "acceptance_rate": accepted / drafted if drafted else None,
             "mean_accepted_per_round": accepted / passes if s.k else None,
             "mean_drafts_per_round": drafted / passes if s.k else None,
@@ -162,7 +192,8 @@ def reduce_rows(systems: list[System], runs: dict[str, list[list[Run]]], costs: 
     return rows
 
 
-def header(settings: Settings, target_name: str, prompt_version: int, argv: list[str]) -> dict:
+def header(settings: Settings, target_name: str, prompt_version: int, argv: list[str],
+           prompt_set: str | None = None) -> dict:
     from mlx_specdec.doctor import report
 
     info = report()
@@ -175,6 +206,7 @@ def header(settings: Settings, target_name: str, prompt_version: int, argv: list
         "env": {k: os.environ.get(k) for k in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MLX_SPECDEC_BLAS")},
         "target": target_name,
         "prompt_set_version": prompt_version,
+        "prompt_set": prompt_set,  # 'stories', 'copy', or None for a --prompt-file
         "settings": asdict(settings),
     })
     info["git_commit"] = _git_commit()
@@ -233,7 +265,8 @@ class Progress:
 
 def run_benchmark(settings: Settings, *, target: str | None = None, drafters: list[str] | None = None,
                   mtp_head: str | None = None, prompt_file: str | None = None, models_dir: Path | None = None,
-                  argv: list[str] | None = None, only: list[str] | None = None) -> dict:
+                  argv: list[str] | None = None, only: list[str] | None = None,
+                  prompt_set: str | None = None) -> dict:
     from mlx_specdec.errors import SpecDecError
     from mlx_specdec.generate import encode_prompt
     from mlx_specdec.loading import load
@@ -252,9 +285,10 @@ def run_benchmark(settings: Settings, *, target: str | None = None, drafters: li
     specs, notes = discover_drafters(ctx, only)
     systems = build_systems(target_model, specs, settings.ks,
                             sampled_temperature=settings.temperature or None, with_mlx_lm=settings.with_mlx_lm)
-    head = header(settings, target_name, version, argv or [])
+    head = header(settings, target_name, version, argv or [], prompt_set)
 
-    progress = Progress(len(systems) + settings.repeats * len(prompt_ids) + 1)
+    profiled = [s for s in systems if s.profile is not None] if settings.profile else []
+    progress = Progress(len(systems) + settings.repeats * len(prompt_ids) + 1 + len(profiled))
     for note in notes:
         progress.say(note)
     for s in systems:  # warm-up, untimed
@@ -273,6 +307,17 @@ def run_benchmark(settings: Settings, *, target: str | None = None, drafters: li
             for s in systems[shift:] + systems[:shift]:
                 runs[s.name][rep].append(s.run(ids, settings.max_tokens, settings.seed + i))
             progress.update(f"pass {rep + 1}/{settings.repeats}, prompt {i + 1}/{len(prompt_ids)}")
+
+    # The per-round profile: its own pass after the timed ones (it synchronises at every phase
+    # boundary, so it would perturb a timed row), one generation per prompt and system.
+    profiles = {}
+    for s in profiled:
+        progress.update(f"profile {s.name}")
+        total = None
+        for i, ids in enumerate(prompt_ids):
+            prof = s.profile(ids, settings.max_tokens, settings.seed + i)
+            total = prof if total is None else total.add(prof)
+        profiles[s.name] = total
 
     progress.update("cost model: timing cached steps")
     context = costmodel.context_ids(tokenizer, min(96, _window(target_model) // 2))
@@ -296,6 +341,9 @@ def run_benchmark(settings: Settings, *, target: str | None = None, drafters: li
         for name, c in drafter_c.items()
     }
     rows = reduce_rows(systems, runs, costs, drafter_c)
+    for row in rows:
+        if row["name"] in profiles:
+            row["profile"] = profile_row(row, profiles[row["name"]], costs, drafter_c)
     head["load_average_end"] = list(os.getloadavg()) if hasattr(os, "getloadavg") else None
     return {
         "schema": SCHEMA,

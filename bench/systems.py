@@ -22,7 +22,7 @@ from typing import Callable
 
 import mlx.core as mx
 
-from mlx_specdec.generate import SpecStats, plain_stream, speculative_stream
+from mlx_specdec.generate import RoundProfile, SpecStats, plain_stream, speculative_stream
 
 LADDER = ("storylm-1m", "storylm-5m", "storylm-30m")  # smallest first
 
@@ -72,6 +72,9 @@ class System:
     kind: str  # "plain" or the drafter's kind
     k: int | None
     run: Callable[[list[int], int, int], Run] = field(repr=False)
+    # (prompt_ids, max_tokens, seed) -> RoundProfile: one generation with the loop synchronising at every
+    # phase boundary (ours, speculative rows only); never timed as a row.
+    profile: Callable | None = field(default=None, repr=False)
 
 
 @dataclass
@@ -257,6 +260,17 @@ def ours_spec(target, spec: DrafterSpec, k: int, temperature: float) -> Callable
     return run
 
 
+def ours_spec_profile(target, spec: DrafterSpec, k: int, temperature: float) -> Callable:
+    def profile(prompt, max_tokens, seed):
+        prof = RoundProfile()
+        for _ in speculative_stream(target, spec.make(), prompt, max_tokens, k=k, temperature=temperature, seed=seed,
+                                    profile=prof):
+            pass
+        return prof
+
+    return profile
+
+
 def mlx_lm_plain(target, temperature: float) -> Callable:
     gen, make_sampler = _mlx_lm()
     sampler = make_sampler(temp=temperature)
@@ -338,7 +352,7 @@ def build_systems(target, drafters: list[DrafterSpec], ks: list[int], *, sampled
             # A drafter with a depth cap (an MTP head) proposes at most max_k drafts: larger k repeat the same run.
             for k in sorted({min(k, spec.max_k or k) for k in ks}):
                 systems.append(System(f"ours {spec.name} k={k} {mode}", "ours", mode, spec.name, spec.kind, k,
-                                      ours_spec(target, spec, k, temp)))
+                                      ours_spec(target, spec, k, temp), ours_spec_profile(target, spec, k, temp)))
             if with_mlx_lm and spec.draft_model is not None:
                 for k in ks:
                     systems.append(System(f"mlx-lm {spec.name} k={k} {mode}", "mlx-lm", mode, spec.name, spec.kind, k,

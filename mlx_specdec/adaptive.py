@@ -14,9 +14,14 @@ text as it changes:
   to the rounds seen, and T(0) measured on rounds without drafts.
 
 The choice is argmax_k E(k) / T(k) over 0..k_max. k = 0 is a plain step of
-the target. To keep every estimate fed, a round now and then tries a
-neighbour of the current best (fixed schedule, no randomness: the choice
-depends only on past rounds, so speculative sampling stays exact).
+the target (the loop runs it as the plain loop's pipelined step where the
+drafter allows, so T(0) is what plain decoding costs). To keep every estimate
+fed, a round now and then tries a neighbour of the current best (fixed
+schedule, no randomness: the choice depends only on past rounds, so
+speculative sampling stays exact); while the best is k = 0 the probe (k = 1)
+comes four times less often, since each one costs more than the plain step it
+replaces. A round without drafts says nothing about acceptance: alpha keeps
+its evidence through a run of plain steps instead of decaying to the prior.
 
 The rule, in words: draft more while the next draft is likely enough to be
 accepted to pay for its own cost; stop drafting when acceptance collapses.
@@ -86,8 +91,11 @@ class AdaptiveK:
             k = self.k_start if self._round == 1 else max(1, self.k_start // 2)
         else:
             k = self.best()
-            if self._round % self.explore_every == 0:
-                k = k + 1 if k < self.k_max and (self._round // self.explore_every) % 2 else max(k - 1, 0)
+            if k == 0:
+                if self._round % (4 * self.explore_every) == 0:
+                    k = 1
+            elif self._round % self.explore_every == 0:
+                k = k + 1 if k < self.k_max and (self._round // self.explore_every) % 2 else k - 1
         self._last = k
         self.history.append(k)
         return k
@@ -95,11 +103,11 @@ class AdaptiveK:
     def update(self, drafted: int, accepted: int, seconds: float) -> None:
         """Feed back one round: how many drafts it had, how many were accepted, its wall time."""
         d = self.decay
-        self._succ = d * self._succ + accepted
-        self._fail = d * self._fail + (1 if accepted < drafted else 0)
-        if drafted == 0:
+        if drafted == 0:  # a plain step: its time, and nothing about acceptance
             self._t0 = seconds if self._t0 is None else d * self._t0 + (1 - d) * seconds
             return
+        self._succ = d * self._succ + accepted
+        self._fail = d * self._fail + (1 if accepted < drafted else 0)
         s = self._fit
         for i, v in enumerate((1.0, drafted, drafted * drafted, seconds, drafted * seconds)):
             s[i] = d * s[i] + v

@@ -42,6 +42,10 @@ EMPTY = mx.array([], dtype=mx.int32)
 class ModelDrafter:
     """A separate (smaller) model sharing the target's token ids."""
 
+    # Its commit never reads the target's passes: the loop may run its rounds without drafts
+    # as pipelined plain steps (see speculative_stream).
+    pipelines_plain_steps = True
+
     def __init__(self, model, strategy="cache"):
         self.model = model
         self.vocab_size = model_vocab_size(model)
@@ -106,6 +110,8 @@ class PromptLookupDrafter:
     and resamples from p with d removed, which is still exact.
     """
 
+    pipelines_plain_steps = True  # host-only: rounds without drafts may be pipelined plain steps
+
     def __init__(self, max_ngram: int = 3, min_ngram: int = 1, vocab_size: int | None = None):
         if not 1 <= min_ngram <= max_ngram:
             raise ValueError(f"need 1 <= min_ngram <= max_ngram, got {min_ngram}, {max_ngram}")
@@ -121,15 +127,46 @@ class PromptLookupDrafter:
     def prefill(self, prompt_ids) -> None:
         self.tokens = list(prompt_ids)
 
+    def _sync_index(self) -> None:
+        """Bring the n-gram index up to date with self.tokens (appended to in place by commit).
+
+        index[n][gram] is the latest start of `gram` (n tokens) that has a token after it, so a lookup
+        costs a dict read per n instead of a scan of the context: on a small target a scan of a few
+        hundred tokens in Python costs a sizeable share of a plain step.
+        """
+        toks = self.tokens
+        if getattr(self, "_indexed", None) is not toks or self._done > len(toks):
+            self._indexed, self._done = toks, 1
+            self._index = {n: {} for n in range(self.min_ngram, self.max_ngram + 1)}
+        for p in range(self._done, len(toks)):  # toks[p] is the continuation of the grams ending before p
+            for n, grams in self._index.items():
+                if p >= n:
+                    grams[tuple(toks[p - n : p])] = p - n
+        self._done = max(self._done, len(toks))
+
     def lookup(self, k: int) -> list[int]:
+        toks = self.tokens
+        self._sync_index()
+        for n in range(min(self.max_ngram, len(toks) - 1), self.min_ngram - 1, -1):
+            # Latest match first: recent context predicts best.
+            start = self._index[n].get(tuple(toks[-n:]))
+            if start is not None:
+                return toks[start + n : start + n + k]
+        return []
+
+    def lookup_scan(self, k: int) -> list[int]:
+        """lookup() by scanning the context (the reference the index must agree with)."""
         toks = self.tokens
         for n in range(min(self.max_ngram, len(toks) - 1), self.min_ngram - 1, -1):
             tail = toks[-n:]
-            # Latest match first: recent context predicts best.
             for start in range(len(toks) - n - 1, -1, -1):
                 if toks[start : start + n] == tail:
                     return toks[start + n : start + n + k]
         return []
+
+    def would_propose(self) -> bool:
+        """Whether a proposal now would hold a draft (the loop runs plain steps while it would not)."""
+        return bool(self.lookup(1))
 
     def propose(self, k, policy, key):
         self._drafts = self.lookup(k) if k > 0 else []

@@ -74,6 +74,75 @@ class SpecStats:
         }
 
 
+PHASES = ("draft", "verify", "verdict", "commit", "host")
+
+
+@dataclass
+class RoundProfile:
+    """Opt-in wall time of each phase of the speculative rounds (``speculative_stream(profile=...)``).
+
+    Phases: draft (the drafter's proposal, evaluated), verify (the target's
+    block pass), verdict (the verification rule, its sync and the host reading
+    the verdict), commit (target and drafter land on the boundary, their state
+    evaluated) and host (everything else: choosing k, the counters, the
+    emission, the caller's work between rounds). A profiled run synchronises at
+    every phase boundary, which the normal loop never does (it has one sync per
+    round, and the phases overlap), so it is slower than an unprofiled run: run
+    it as its own pass and read shares, never its tokens/s.
+    """
+
+    rounds: int = 0
+    seconds: dict = field(default_factory=lambda: dict.fromkeys(PHASES, 0.0))
+    _last: float | None = field(default=None, repr=False)
+
+    def start(self) -> None:
+        """The top of a round: the time since the last mark was host work."""
+        now = time.perf_counter()
+        if self._last is not None:
+            self.seconds["host"] += now - self._last
+        self._last = now
+        self.rounds += 1
+
+    def mark(self, phase: str, *arrays) -> None:
+        """End `phase`: evaluate what it built, wait for the device, charge the time since the last mark."""
+        arrays = [a for a in arrays if isinstance(a, mx.array)]
+        if arrays:
+            mx.eval(*arrays)
+        mx.synchronize()
+        now = time.perf_counter()
+        self.seconds[phase] += now - self._last
+        self._last = now
+
+    def add(self, other: RoundProfile) -> RoundProfile:
+        self.rounds += other.rounds
+        for phase in PHASES:
+            self.seconds[phase] += other.seconds[phase]
+        return self
+
+    def per_round_ms(self) -> dict:
+        return {phase: 1e3 * t / self.rounds if self.rounds else 0.0 for phase, t in self.seconds.items()}
+
+
+def _state_arrays(*holders) -> list:
+    """The arrays a target sequence or a drafter holds after a commit (for RoundProfile only)."""
+    from .caches import cache_arrays
+
+    out = []
+    for obj in holders:
+        seq = getattr(obj, "seq", obj)  # a ModelDrafter keeps its sequence in .seq
+        for name in ("pending", "hidden", "_state", "_token"):
+            value = getattr(seq, name, None)
+            if isinstance(value, mx.array):
+                out.append(value)
+        cache = getattr(seq, "cache", None)
+        if isinstance(cache, list):
+            try:
+                out += cache_arrays(cache)
+            except Exception:  # noqa: BLE001 - a cache we cannot walk: its work lands in the next phase
+                pass
+    return out
+
+
 @dataclass
 class Emission:
     """Tokens committed by one round, in order, each with what produced it:
@@ -183,6 +252,7 @@ def speculative_stream(
     draft_on: str | None = None,  # a sharded target only: "root" or "every" (mlx_specdec.distributed)
     stats: SpecStats | None = None,
     on_commit=None,
+    profile: RoundProfile | None = None,
 ) -> Iterator[Emission]:
     """Speculative decoding as a generator: yields one Emission per round.
 
@@ -197,6 +267,9 @@ def speculative_stream(
     other ranks may then pass as None) or "every" (each rank drafts for itself and
     the verdict carries every rank's drafts, checked equal; the default for MTP
     heads and prompt lookup, which are cheap and live on the target's output).
+
+    `profile` (a RoundProfile), when given, times each phase of every round by synchronising at the phase
+    boundaries: a profiled run is slower, so never time one.
     """
     policy = SamplingPolicy(temperature, top_k, top_p, min_p)
     prompt = _check_request(target, prompt_ids, max_new_tokens, k, eos_id)
@@ -230,16 +303,95 @@ def speculative_stream(
         drafter.prefill(prompt)
     adaptive = AdaptiveK() if k == "auto" else None
     produced = 0
-    while produced < max_new_tokens:
-        started = time.perf_counter()
-        # Never draft past the cap: a round emits at most k_round + 1 tokens.
-        k_round = min(adaptive.choose() if adaptive else k, max_new_tokens - produced - 1)
+    carried = None  # a k already chosen for the next round (by a run of plain steps that ended)
+    # A round without drafts is a plain step, and a drafter that says so (its commit never reads the
+    # target's passes) gets the plain loop's pipelined step for it: the next step is queued before the
+    # host reads this one's token. A drafter that can tell whether it has anything to propose
+    # (`would_propose`, e.g. prompt lookup) lets a run of plain steps look ahead one step whatever k is.
+    # (Not under a sharded target: every rank must take the same path, and rank 0 alone may hold the drafter.)
+    plain_steps_ok = ranks is None and getattr(drafter, "pipelines_plain_steps", False)
+    look_ahead = plain_steps_ok and hasattr(drafter, "would_propose")
+    # The instruments inspect every boundary: with them, plain steps run one at a time.
+    pipeline = on_commit is None and profile is None
+    nothing = mx.array([], dtype=mx.int32)
+
+    def capped(k_next: int, left: int) -> int:
+        """A round's k within the tokens left (a round emits at most k + 1) and the block limit."""
+        k_next = min(k_next, left - 1)
         limit = target_seq.block_limit()
         if limit is not None:  # e.g. the KV cache turns quantized at a position a block must not straddle
-            k_round = max(0, min(k_round, limit - target_seq.pending.shape[0]))
+            k_next = max(0, min(k_next, limit - target_seq.pending.shape[0]))
+        return k_next
+
+    def queue_step() -> mx.array:
+        """One plain step of the target, as plain_stream runs it: committed lazily, computing at once."""
+        nonlocal key
+        step_key = None
+        if key is not None:
+            key, step_key = mx.random.split(key)
+        token = policy.pick(target_seq.extend(nothing)[-1:], step_key)[0].astype(mx.int32)
+        target_seq.commit(1, token)
+        mx.async_eval(token)
+        return token
+
+    def plain_steps(started: float):
+        """Rounds without drafts as pipelined plain steps, until a round would draft; returns True at EOS."""
+        nonlocal produced, carried
+        if profile is not None:
+            profile.mark("host")
+        token = queue_step()
+        leave_with = None  # the k of the round that follows the step in flight, once the drafter has drafts
+        while True:
+            queued, k_next = None, None
+            if pipeline and produced + 1 < max_new_tokens:
+                if leave_with is not None:
+                    k_next = leave_with
+                else:
+                    k_next = capped(adaptive.choose() if adaptive else k, max_new_tokens - produced - 1)
+                    if k_next == 0 or look_ahead:
+                        queued = queue_step()  # the host reads this step's token while the next one computes
+            tid = token.item()
+            if profile is not None:
+                profile.mark("verify")
+            drafter.propose(0, policy, None)
+            drafter.commit(0, tid)
+            if profile is not None:
+                profile.mark("commit", *_state_arrays(target_seq, drafter))
+            if on_commit is not None:
+                on_commit(target_seq, drafter)
+            stats.target_passes += 1
+            stats.generated += 1
+            stats.accepted_per_round.append(0)
+            produced += 1
+            if adaptive is not None:
+                adaptive.update(0, 0, time.perf_counter() - started)
+            yield Emission([tid], ["target"])
+            if tid in eos:
+                return True
+            if queued is None:
+                carried = k_next
+                return False
+            started, token = time.perf_counter(), queued
+            if k_next > 0 and drafter.would_propose():
+                leave_with = k_next  # drafts again after the step in flight
+
+    while produced < max_new_tokens:
+        started = time.perf_counter()
+        if profile is not None:
+            profile.start()
+        # Never draft past the cap: a round emits at most k_round + 1 tokens.
+        k_round = carried if carried is not None else (adaptive.choose() if adaptive else k)
+        carried = None
+        k_round = capped(k_round, max_new_tokens - produced)
+        if plain_steps_ok and (k_round == 0 or (look_ahead and not drafter.would_propose())):
+            if (yield from plain_steps(started)):
+                return
+            continue
         draft_key = verify_key = None
         if key is not None:
             key, draft_key, verify_key = mx.random.split(key, 3)
+        if profile is not None:
+            profile.mark("host")
         if drafting:
             drafts, draft_probs = drafter.propose(k_round, policy, draft_key)
         else:  # rank 0's drafts arrive in the agree below
@@ -251,7 +403,11 @@ def speculative_stream(
             drafts = ranks.agree(drafts)
             mx.async_eval(drafts)
         k_round = drafts.shape[0]  # a drafter may propose fewer (e.g. an MTP head's depth)
+        if profile is not None:
+            profile.mark("draft", drafts, draft_probs)
         logits = target_seq.extend(drafts)  # the round's one target pass: k_round + 1 rows
+        if profile is not None:
+            profile.mark("verify", logits, target_seq.hidden)
         if policy.greedy or (ranks is not None and not ranks.is_root):
             # (Other ranks' verdicts are zeroed in decide: theirs only orders its collective after the pass.)
             accepted, token = greedy_verdict(drafts, logits)
@@ -272,10 +428,14 @@ def speculative_stream(
                 draft_ids = slots[:k_round]
             else:
                 draft_ids = drafts.tolist()
+        if profile is not None:
+            profile.mark("verdict")
 
         target_seq.commit(1 + accepted, mx.array([token], dtype=mx.int32))
         if drafting:
             drafter.commit(accepted, token)
+        if profile is not None:
+            profile.mark("commit", *_state_arrays(target_seq, drafter))
         if on_commit is not None:
             on_commit(target_seq, drafter)
 
@@ -303,7 +463,7 @@ def speculative_generate(target, drafter, prompt_ids, max_new_tokens: int, **opt
     """Generate with a drafter; returns ``(new_ids, stats)``.
 
     Takes `speculative_stream`'s keywords but its instruments (`stats`,
-    `on_commit`): k=4, eos_id=None, temperature=0.0, top_k=None, top_p=None,
+    `on_commit`, `profile`): k=4, eos_id=None, temperature=0.0, top_k=None, top_p=None,
     min_p=None, seed=None, strategy="cache"; `inspect.signature` and `help()` show them.
     `drafter` is a model (wrapped as a ModelDrafter) or a Drafter object.
     temperature 0 verifies greedily (output equals `greedy_generate` token for
@@ -324,7 +484,8 @@ def speculative_generate(target, drafter, prompt_ids, max_new_tokens: int, **opt
 # One list of options, speculative_stream's: speculative_generate shows it without the instruments.
 _GENERATE_SIGNATURE = inspect.signature(speculative_stream)
 _GENERATE_SIGNATURE = _GENERATE_SIGNATURE.replace(
-    parameters=[p for name, p in _GENERATE_SIGNATURE.parameters.items() if name not in ("stats", "on_commit")],
+    parameters=[p for name, p in _GENERATE_SIGNATURE.parameters.items()
+                if name not in ("stats", "on_commit", "profile")],
     return_annotation="tuple[list[int], SpecStats]",
 )
 speculative_generate.__signature__ = _GENERATE_SIGNATURE

@@ -103,3 +103,166 @@ def test_adaptive_bench_writes_paired_rows_for_every_drafter_and_k(tmp_path):
     rows = json.loads(result.read_text())["rows"]
     assert {(r["drafter"], r["k"]) for r in rows} == {(d, k) for d in ("storylm-1m", "prompt-lookup") for k in (2, "auto")}
     assert all(r["speedup"]["median"] > 0 and r["tokens_per_pass"] >= 1 for r in rows)
+
+
+# -- the opt-in per-round profile -----------------------------------------------
+
+
+@pytest.mark.parametrize("k", [3, "auto"])
+def test_a_profiled_run_emits_the_same_tokens_and_times_every_round(k):
+    from mlx_specdec.generate import PHASES, RoundProfile, SpecStats, speculative_stream
+
+    target, drafter = TableLM(8, seed=3, sharpness=3.0), TableLM(8, seed=4, sharpness=3.0)
+    prof, stats = RoundProfile(), SpecStats()
+    out = [t for e in speculative_stream(target, drafter, [1, 2], 30, k=k, stats=stats, profile=prof) for t in e.ids]
+    assert out == greedy_generate(target, [1, 2], 30)
+    assert prof.rounds == stats.target_passes
+    assert set(prof.seconds) == set(PHASES) and all(t >= 0 for t in prof.seconds.values())
+    assert prof.seconds["verify"] > 0 and sum(prof.per_round_ms().values()) > 0
+
+
+# -- rounds without drafts run the plain loop's pipelined step ------------------
+
+
+class NoDrafts:
+    """A host-side drafter that never has anything to propose (prompt lookup without a match)."""
+
+    pipelines_plain_steps = True
+
+    def __init__(self):
+        self.tokens, self.asked = [], []
+
+    def prefill(self, prompt_ids):
+        self.tokens = list(prompt_ids)
+
+    def would_propose(self):
+        return False
+
+    def propose(self, k, policy, key):
+        import mlx.core as mx
+
+        self.asked.append(k)
+        return mx.array([], dtype=mx.int32), None
+
+    def commit(self, accepted, token):
+        assert accepted == 0
+        self.tokens.append(token)
+
+
+def _no_verdict(monkeypatch):
+    import importlib
+
+    gen = importlib.import_module("mlx_specdec.generate")  # the attribute of the package is the function
+
+    def refuse(*a, **kw):
+        raise AssertionError("a round without drafts went through the verdict")
+
+    monkeypatch.setattr(gen, "greedy_verdict", refuse)
+    monkeypatch.setattr(gen, "speculative_verdict", refuse)
+
+
+@pytest.mark.parametrize("k", [4, "auto"])
+def test_a_drafter_with_nothing_to_propose_costs_exactly_the_plain_steps(k, monkeypatch):
+    from mlx_specdec.generate import plain_stream
+
+    _no_verdict(monkeypatch)
+    plain_target, target, drafter = TableLM(8, seed=3), TableLM(8, seed=3), NoDrafts()
+    expected = list(plain_stream(plain_target, [1, 2], 25))
+    out, stats = speculative_generate(target, drafter, [1, 2], 25, k=k)
+    assert out == expected == greedy_generate(TableLM(8, seed=3), [1, 2], 25)
+    assert (stats.target_passes, stats.generated, stats.drafted, stats.accepted) == (25, 25, 0, 0)
+    assert stats.accepted_per_round == [0] * 25
+    assert target.calls == plain_target.calls == 1 + 25  # the prefill, then one one-token pass per token
+    assert drafter.tokens == [1, 2] + out
+    assert all(a == 0 for a in drafter.asked)  # every commit followed a proposal of nothing
+
+
+def test_plain_steps_and_lookup_rounds_interleave_exactly():
+    from mlx_specdec.drafters import PromptLookupDrafter
+    from mlx_specdec.generate import SpecStats, speculative_stream
+
+    class Spy(PromptLookupDrafter):
+        proposed = 0
+
+        def propose(self, k, policy, key):
+            ids, probs = super().propose(k, policy, key)
+            Spy.proposed += ids.shape[0]
+            return ids, probs
+
+    prompt = [1, 2, 3, 1, 2]
+    reference = greedy_generate(TableLM(8, seed=5, sharpness=3.0), prompt, 60)
+    for instrumented in (False, True):  # pipelined, and one step at a time (an instrument inspects each boundary)
+        Spy.proposed = 0
+        target, stats = TableLM(8, seed=5, sharpness=3.0), SpecStats()
+        hook = (lambda seq, d: None) if instrumented else None
+        emissions = list(speculative_stream(target, Spy(max_ngram=3, min_ngram=3), prompt, 60, k=3, stats=stats,
+                                            on_commit=hook))
+        out = [t for e in emissions for t in e.ids]
+        kinds = [x for e in emissions for x in e.kinds]
+        assert out == reference
+        assert stats.target_passes == len(emissions) == target.calls - 1
+        assert stats.generated == 60 and stats.accepted == kinds.count("draft") and stats.drafted == Spy.proposed
+        assert sum(stats.accepted_per_round) == stats.accepted
+        plain = [e for e in emissions if e.kinds == ["target"]]
+        assert plain and len(plain) < len(emissions)  # both plain steps and drafting rounds ran
+
+
+def test_auto_k_turns_a_hopeless_model_drafter_into_plain_steps():
+    from mlx_specdec.generate import SpecStats, speculative_stream
+
+    target, stats = TableLM(8, seed=3, sharpness=3.0), SpecStats()
+    emissions = list(speculative_stream(target, TableLM(8, seed=99, sharpness=3.0), [1, 2], 120, k="auto",
+                                        stats=stats))
+    assert [t for e in emissions for t in e.ids] == greedy_generate(TableLM(8, seed=3, sharpness=3.0), [1, 2], 120)
+    plain = sum(e.kinds == ["target"] for e in emissions)
+    assert stats.acceptance_rate < 0.3 and plain > 60  # mostly plain steps
+    assert stats.target_passes == len(emissions) and stats.generated == 120
+    assert stats.accepted == sum(e.kinds.count("draft") for e in emissions)
+
+
+def test_adaptive_k_keeps_its_acceptance_evidence_through_plain_steps():
+    ctrl = feed(AdaptiveK(k_max=8), 40, accept_rate=0.05, t0=4e-3, per_draft=2e-3, base=5e-3)
+    alpha = ctrl.alpha
+    for _ in range(50):
+        ctrl.update(0, 0, 4e-3)
+    assert ctrl.alpha == alpha and ctrl.best() == 0
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("k", [2, "auto"])
+def test_lookup_with_plain_steps_keeps_the_target_distribution(k):
+    """Prompt lookup matching only trigrams: some rounds draft, others are pipelined plain
+    steps; the joint distribution of 3 sampled tokens is still the target's."""
+    from mlx_specdec.drafters import PromptLookupDrafter
+    from tests.test_distribution import V, chi_square_test, softmax, target_joint
+
+    prompt = [2, 1, 2, 1, 2]
+    target = TableLM(V, seed=3, sharpness=1.0)
+    joint = target_joint(target, prompt, 3, softmax)
+    samples, drafted, passes = [], 0, 0
+    for seed in range(2000):
+        out, stats = speculative_generate(target, PromptLookupDrafter(min_ngram=3), prompt, 3, k=k, temperature=1.0,
+                                          seed=seed)
+        samples.append(out)
+        drafted += stats.drafted
+        passes += stats.target_passes
+    stat, critical = chi_square_test(samples, joint)
+    assert stat < critical
+    assert 0 < drafted and passes > 2000  # both kinds of round ran
+
+
+def test_prompt_lookup_index_agrees_with_the_scan():
+    import random
+
+    from mlx_specdec.drafters import PromptLookupDrafter
+
+    rng = random.Random(0)
+    for lo, hi in ((1, 3), (2, 2), (2, 4)):
+        d = PromptLookupDrafter(max_ngram=hi, min_ngram=lo)
+        d.prefill([rng.randrange(6) for _ in range(5)])
+        for _ in range(200):
+            assert d.lookup(4) == d.lookup_scan(4)
+            assert d.would_propose() == bool(d.lookup_scan(1))
+            d.tokens += [rng.randrange(6) for _ in range(rng.randrange(1, 3))]
+        d.prefill([1, 2, 1, 2])  # a new list: the index starts again
+        assert d.lookup(3) == d.lookup_scan(3)

@@ -114,6 +114,27 @@ def test_prompt_file_is_versioned_and_held_out():
     assert load_prompts(n=2)[1] == prompts[:2]
 
 
+def test_copy_prompt_set_is_generated_deterministically_and_copy_heavy():
+    from mlx_specdec.data.prompts import COPY_FILE, COPY_REQUEST, build_copy_prompts, build_prompts, prompt_set_file
+
+    assert json.loads(COPY_FILE.read_text()) == build_copy_prompts()  # the file is what --write writes
+    assert json.loads(prompt_set_file("stories").read_text()) == build_prompts()
+    version, prompts = load_prompts(prompt_set_file("copy"))
+    assert version >= 1 and len({p["id"] for p in prompts}) == len(prompts) >= 4
+    assert {p["kind"] for p in prompts[:4]} == {"repeat", "continue"}  # the first few hold both kinds
+    for p in prompts:
+        story, cue = p["text"].split(f"\n\n{COPY_REQUEST}\n")
+        assert story.startswith(cue) and len(cue.split()) >= 5  # the cue opens the story it follows
+        assert p["source"].startswith("bundled valid split")
+    with pytest.raises(SpecDecError, match="unknown prompt set"):
+        prompt_set_file("poems")
+
+
+def test_cli_prompt_set_and_prompt_file_are_exclusive(capsys):
+    assert bench_main(["--prompt-set", "copy", "--prompt-file", "x.json"]) == 2
+    assert "exclusive" in capsys.readouterr().err
+
+
 def test_bad_prompt_file_is_a_one_line_error(tmp_path):
     bad = tmp_path / "p.json"
     bad.write_text('{"prompts": [{"id": "x", "text": ""}]}')
