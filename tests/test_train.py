@@ -293,3 +293,20 @@ def test_training_keeps_the_weights_that_scored_best_on_the_yardstick(tmp_path, 
     assert summary["kept"].startswith("weights with the lowest yardstick loss")
     assert summary["yardstick_loss"] == 1.0  # the step-10 weights, evaluated again after the restore
     assert "yardstick loss | 1.0000" in (tmp_path / "model" / "README.md").read_text()
+
+
+def test_a_calibrated_run_saves_the_module_it_trained(tmp_path):
+    """--time-budget-min calibrates on probe steps, then resets the task to a fresh module: the loop
+    must train (and the trainer save) that fresh module, not the probe's (a head shipped untrained once)."""
+    import math
+
+    from mlx_specdec.train import TrainConfig, evaluate_models, train
+
+    cfg = TrainConfig(preset="storylm-tiny", time_budget_min=0.15, eval_every=10, train_stories=300,
+                      valid_stories=30, vocab_size=400, tokenizer_stories=300, seq_len=32, batch_size=8, quiet=True,
+                      run_dir=str(tmp_path / "run"), out=str(tmp_path / "model"), no_yardstick=True)
+    summary = train(cfg)
+    assert summary["steps"] >= 10
+    (saved,) = evaluate_models([tmp_path / "model"], n_stories=30, seq_len=32, shapes_stories=0)
+    assert abs(saved["valid_loss"] - summary["valid_loss"]) < 0.05
+    assert saved["valid_loss"] < math.log(400) - 0.5  # trained, not the fresh initialisation (~ln 400)

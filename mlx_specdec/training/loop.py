@@ -326,7 +326,6 @@ def run(task: Task, cfg: RunConfig, *, run_dir: Path, train_rows: np.ndarray, me
     every checkpoint of this run records besides the loop's own counters.
     """
     ckpt_path, curves_path = run_dir / CKPT, run_dir / task.curves
-    module = task.module
     if meta is not None:
         max_steps = meta["max_steps"]  # the resumed run follows the interrupted run's schedule
     elif cfg.max_steps is not None:
@@ -334,6 +333,9 @@ def run(task: Task, cfg: RunConfig, *, run_dir: Path, train_rows: np.ndarray, me
     else:
         max_steps = calibrate_steps(task, cfg, train_rows, cfg.time_budget_min * 60)
         say(f"time budget {cfg.time_budget_min:g} min -> {max_steps} steps (calibrated)")
+    # Taken after calibration, which trains a few probe steps and then resets the task to a fresh module:
+    # the module trained (and saved) is the one the task evaluates.
+    module = task.module
     n_params = sum(v.size for _, v in tree_flatten(module.trainable_parameters()))
     check_space(run_dir, cfg.out, n_params)
     optimizer = make_optimizer(cfg, max_steps)
