@@ -32,6 +32,7 @@ DEMO_PROMPT ?= Once upon a time, there was a little girl named Lily.
 
 demo: $(STAMP)
 	$(PY) -m mlx_specdec.doctor
+	$(PY) -m mlx_specdec.generate --prompt "$(DEMO_PROMPT)" --max-tokens 120 --compare --model storylm-30m --draft-model storylm-1m -k 2
 	$(PY) -m mlx_specdec.generate --prompt "$(DEMO_PROMPT)" --max-tokens 120 --compare
 	$(PY) -m mlx_specdec.generate --prompt "$(DEMO_PROMPT)" --max-tokens 120 --compare --draft-model storylm-5m-mtp -k 3
 	$(PY) -m mlx_specdec.generate --prompt "$(DEMO_PROMPT)" --max-tokens 120 --compare --model storylm-5m-hybrid --draft-model storylm-1m -k 3

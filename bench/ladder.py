@@ -1,6 +1,6 @@
 """The StoryLM ladder: held-out losses of every rung, and 1M/5M drafting for the 30M.
 
-    python -m bench.ladder                      # losses + acceptance and speed, k in 1,2,4,8
+    python -m bench.ladder                      # losses + acceptance and speed, k in 1,2,4,8, every pair
     python -m bench.ladder --ks 1,2 --prompts 2 --repeats 1 --max-tokens 32   # a quick look
 
 Two parts, one results file (``<out>/<date>-<machine>-ladder.{json,md}``):
@@ -9,7 +9,7 @@ Two parts, one results file (``<out>/<date>-<machine>-ladder.{json,md}``):
   the generator's valid split, the plot shapes held out of training, and the
   hand-written yardstick no model trained on.
 - The module's exercises 1 and 2 on the real pairing: storylm-1m and
-  storylm-5m drafting for storylm-30m at each k, greedy, paired with plain
+  storylm-5m drafting for storylm-30m (and the 1M for the 5M) at each k, greedy, paired with plain
   decoding of the same prompt (`bench.adaptive.measure`): acceptance,
   tokens per target pass and tokens/s over plain. Every output is checked
   identical to plain greedy.
@@ -59,12 +59,12 @@ def render(result: dict) -> str:
     lines += ["", f"Valid split: {result['losses'][0]['targets']:,} targets; yardstick: "
               f"{result['losses'][0]['yardstick_targets']:,} targets in the hand-written stories.", ""]
     if result.get("rows"):
-        lines += [f"## Drafting for {h['target']} (greedy; every output identical to plain greedy)", "",
-                  "Speedup: tokens/s over plain decoding of the same prompt, median [q1, q3].", "",
-                  "| drafter | k | acceptance | tokens/pass | speedup |", "|---|---|---|---|---|"]
+        lines += ["## Drafting along the ladder (greedy; every output identical to plain greedy)", "",
+                  "Speedup: tokens/s over the target's plain decoding of the same prompt, median [q1, q3].", "",
+                  "| drafter | target | k | acceptance | tokens/pass | speedup |", "|---|---|---|---|---|---|"]
         for r in result["rows"]:
-            lines.append(f"| {r['drafter']} | {r['k']} | {r['acceptance']:.1%} | {r['tokens_per_pass']:.2f} | "
-                         f"{speedup_cell(r['speedup'])} |")
+            lines.append(f"| {r['drafter']} | {r['target']} | {r['k']} | {r['acceptance']:.1%} | "
+                         f"{r['tokens_per_pass']:.2f} | {speedup_cell(r['speedup'])} |")
     return "\n".join(lines) + "\n"
 
 
@@ -73,19 +73,20 @@ def readme_block(result: dict, source: str) -> str:
     body = render(result).split("\n", 4)[4]  # drop the title and the provenance line
     best = {}
     for r in result.get("rows", []):
-        if r["drafter"] not in best or r["speedup"]["median"] > best[r["drafter"]]["speedup"]["median"]:
-            best[r["drafter"]] = r
+        pair = f"{r['drafter']} for {r['target']}"
+        if pair not in best or r["speedup"]["median"] > best[pair]["speedup"]["median"]:
+            best[pair] = r
     lines = [body.strip(), "", f"From [`{source}`]({source}) (`{result['header']['command']}`)."]
     if best:
-        lines.append("Best k per drafter: " + "; ".join(
+        lines.append("Best k per pair: " + "; ".join(
             f"{d} at k={r['k']}, {r['speedup']['median']:.2f}x plain" for d, r in best.items()) + ".")
     return "\n".join(lines)
 
 
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(prog="python -m bench.ladder", description=__doc__.splitlines()[0])
-    p.add_argument("--target", default="storylm-30m")
-    p.add_argument("--drafters", default="storylm-1m,storylm-5m")
+    p.add_argument("--pairs", default="storylm-1m>storylm-30m,storylm-5m>storylm-30m,storylm-1m>storylm-5m",
+                   help="drafter>target pairs, comma-separated")
     p.add_argument("--ks", default="1,2,4,8")
     p.add_argument("--max-tokens", type=int, default=96)
     p.add_argument("--prompts", type=int, default=6)
@@ -99,16 +100,23 @@ def main(argv=None) -> int:
         rows_loss = losses(models, valid_stories=args.valid_stories)
         ks = [k if k == "auto" else int(k) for k in args.ks.split(",") if k]
         rows = []
-        if ks and args.drafters:
-            target, tok = load(str(models / args.target))
-            drafters = {name: _drafter(name, target, tok, models) for name in args.drafters.split(",")}
-            _, prompts = load_prompts(None, args.prompts)
+        by_target: dict[str, list[str]] = {}
+        for pair in filter(None, args.pairs.split(",")):
+            drafter, _, target_name = pair.partition(">")
+            if not target_name:
+                raise SpecDecError(f"--pairs: expected drafter>target, got {pair!r}")
+            by_target.setdefault(target_name, []).append(drafter)
+        _, prompts = load_prompts(None, args.prompts)
+        for target_name, names in by_target.items():
+            target, tok = load(str(models / target_name))
+            drafters = {name: _drafter(name, target, tok, models) for name in names}
             ids = [encode_prompt(tok, q["text"]) for q in prompts]
-            rows = measure(target, drafters, ids, ks, args.max_tokens, args.repeats)
+            rows += [dict(r, target=target_name) for r in measure(target, drafters, ids, ks, args.max_tokens,
+                                                                 args.repeats)]
     except (SpecDecError, ValueError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
-    print(save_results(args.out, "ladder", {"target": args.target}, {"losses": rows_loss, "rows": rows},
+    print(save_results(args.out, "ladder", {"pairs": args.pairs}, {"losses": rows_loss, "rows": rows},
                        "bench.ladder", argv, render))
     return 0
 
