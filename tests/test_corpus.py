@@ -19,7 +19,9 @@ from mlx_specdec.errors import SpecDecError
 
 @pytest.fixture(scope="module")
 def sample_20k():
-    return list(iter_stories("train", 20_000, seed=0))
+    # The first 38 plots' stories, as the stream drew them before the corpus grew: these tests pin those
+    # plots (tests/test_plots_*.py, test_generator.py and test_written.py cover the rest of the corpus).
+    return [generate_story(random.Random(f"0:train:{i}"), PLOTS) for i in range(20_000)]
 
 
 def test_same_seed_gives_the_same_stories():
@@ -84,7 +86,8 @@ def test_pronoun_verb_agreement(sample_20k):
 
 
 def test_they_heroes_are_used_and_agree():
-    they = [t for t in iter_stories("train", 3000, seed=2) if re.search(r"\bkid (?:named|called) ", t)]
+    they = [t for t in (generate_story(random.Random(f"2:train:{i}"), PLOTS) for i in range(3000))
+            if re.search(r"\bkid (?:named|called) ", t)]
     assert len(they) > 50
     assert any(" they were " in t or "They were " in t or " their " in t for t in they)
 
@@ -98,13 +101,13 @@ def test_hero_named_in_the_opening_stays_in_the_story(sample_20k):
         if m:
             checked += 1
             assert t.count(m.group(1)) >= 2, t
-    assert checked > 400  # the newer plots often open without "named"
+    assert checked > 1000
 
 
 @pytest.mark.slow
 def test_streams_2mb_of_distinct_stories_lazily():
     # the trainer streams tens of MB: an unbounded split is a generator, never a list
-    stream, size, n, seen = iter_stories("train", None, seed=9), 0, 0, set()
+    stream, size, n, seen = iter_stories("valid", None, seed=9), 0, 0, set()  # (train repeats written stories)
     assert iter(stream) is stream
     for t in stream:
         size, n = size + len(t), n + 1

@@ -24,7 +24,7 @@ def test_enough_plots_and_no_name_clash():
 @pytest.mark.parametrize("plot", PLOTS, ids=lambda p: p.__name__)
 def test_plot_stories_are_well_formed(plot):
     name = plot.__name__
-    for i in range(200):
+    for i in range(60):
         seed = f"t:{name}:{i}"
         text, s = _write(plot, seed)
         assert "A" in s.ctx, name

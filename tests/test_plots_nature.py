@@ -7,7 +7,7 @@ import pytest
 from mlx_specdec.data import plots_nature
 from mlx_specdec.data.stories import Story, count_sentences
 
-SEEDS = 200
+SEEDS = 60
 
 
 def _write(plot, seed: str):
