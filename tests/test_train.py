@@ -310,3 +310,31 @@ def test_a_calibrated_run_saves_the_module_it_trained(tmp_path):
     (saved,) = evaluate_models([tmp_path / "model"], n_stories=30, seq_len=32, shapes_stories=0)
     assert abs(saved["valid_loss"] - summary["valid_loss"]) < 0.05
     assert saved["valid_loss"] < math.log(400) - 0.5  # trained, not the fresh initialisation (~ln 400)
+
+
+def test_init_from_continues_a_stored_model_and_its_card_says_so(tmp_path, tok):
+    """--init-from: the run starts from a store folder's weights (its first loss is the stored model's,
+    not the fresh initialisation's), and the card names the folder and counts both runs' tokens."""
+    first = tmp_path / "first"
+    summary = train(tiny(tmp_path / "a", tok, max_steps=40, out=str(first), sample_tokens=4, no_yardstick=True))
+    more = train(tiny(tmp_path / "b", tok, max_steps=10, log_every=1, seed=1, out=str(tmp_path / "more"),
+                      sample_tokens=4, no_yardstick=True, init_from=str(first)))
+    fresh = train(tiny(tmp_path / "c", tok, max_steps=1, log_every=1, seed=1, no_yardstick=True))
+    continued_first = float(read_log(tmp_path / "b" / "run")[0]["train_loss"])
+    assert continued_first < summary["train_loss"] + 0.3 and continued_first < fresh["train_loss"] - 1.0
+    assert more["valid_loss"] < summary["valid_loss"] + 0.05
+    card = (tmp_path / "more" / "README.md").read_text()
+    assert f"| initialised from | {first}, trained before on {40 * 8 * 64:,} tokens of this corpus " \
+           f"({50 * 8 * 64:,} in all) |" in card
+    assert f"--init-from {first}" in card
+
+
+@pytest.mark.parametrize("preset, message", [("storylm-1m", "holds preset 'storylm-tiny', not 'storylm-1m'"),
+                                             (None, "is not a model folder (no config.json)")])
+def test_init_from_refuses_another_preset_or_a_non_model(tmp_path, tok, preset, message):
+    first = tmp_path / "first"
+    train(tiny(tmp_path / "a", tok, max_steps=2, out=str(first), sample_tokens=2, no_yardstick=True))
+    source = str(first) if preset else str(tmp_path)
+    with pytest.raises(SpecDecError) as e:
+        train(tiny(tmp_path / "b", tok, preset=preset or "storylm-tiny", init_from=source))
+    assert message in str(e.value) and "\n" not in str(e.value)

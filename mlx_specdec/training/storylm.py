@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -79,6 +80,7 @@ class TrainConfig(loop.RunConfig):
     data_cache: str | None = None  # where tokenized rows are cached; default run dir
     sample_tokens: int = 80
     no_yardstick: bool = False  # else every validation scores the hand-written stories and the best weights are kept
+    init_from: str | None = None  # a store folder of this preset whose weights start the run (continued training)
 
     LOCAL = loop.RunConfig.LOCAL + ("tokenizer", "data_cache")
 
@@ -95,6 +97,8 @@ class TrainConfig(loop.RunConfig):
             raise SpecDecError(f"--seq-len {self.seq_len} exceeds {self.preset}'s context of {max_len}")
         if self.tokenizer is not None and not Path(self.tokenizer).is_file():
             raise SpecDecError(f"--tokenizer {self.tokenizer!r} is not a file")
+        if self.init_from is not None and not (Path(self.init_from) / "config.json").is_file():
+            raise SpecDecError(f"--init-from {self.init_from!r} is not a model folder (no config.json)")
 
 
 def cfg_command(cfg: TrainConfig) -> str:
@@ -232,9 +236,10 @@ class StoryLMTask(loop.Task):
 
     fields = ["step", "tokens", "train_loss", "valid_loss", "yardstick_loss", "lr", "tokens_per_s", "elapsed_s"]
 
-    def __init__(self, cfg: TrainConfig, vocab_size: int, valid_rows: np.ndarray, yardstick=None):
+    def __init__(self, cfg: TrainConfig, vocab_size: int, valid_rows: np.ndarray, yardstick=None, init=None):
         self.cfg, self.vocab_size, self.all_valid = cfg, vocab_size, valid_rows
         self.yardstick = yardstick or []
+        self.init = init  # weights the run starts from (--init-from), else the seeded initialisation
         self.tokens_per_step = cfg.batch_size * cfg.seq_len
         self.best: tuple[float, dict] | None = None
         self.reset()
@@ -242,6 +247,8 @@ class StoryLMTask(loop.Task):
     def reset(self) -> None:
         mx.random.seed(self.cfg.seed)
         self.module = build_preset(self.cfg.preset, self.vocab_size, self.cfg.seed)
+        if self.init is not None:
+            self.module.load_weights(list(self.init.items()))
 
     def loss(self, model, x):
         # loss_fn is looked up when the step is traced, so a test may replace it.
@@ -275,6 +282,28 @@ class StoryLMTask(loop.Task):
         return text
 
 
+def initial_weights(cfg: TrainConfig, tok) -> tuple[dict, dict]:
+    """--init-from: the folder's weights (float32) and what its card says it was trained on.
+
+    The folder must hold the same preset on the same tokenizer; its weights
+    then start this run, and the card of the result names it.
+    """
+    from ..loading import load
+
+    folder = Path(cfg.init_from)
+    config = json.loads((folder / "config.json").read_text())
+    if config.get("preset") != cfg.preset:
+        raise SpecDecError(f"--init-from {cfg.init_from!r} holds preset {config.get('preset')!r}, not {cfg.preset!r}")
+    if config.get("tokenizer_fingerprint") != tok.fingerprint:
+        raise SpecDecError(f"--init-from {cfg.init_from!r} was trained with tokenizer "
+                           f"{config.get('tokenizer_fingerprint')}, this run's is {tok.fingerprint}")
+    model, _ = load(str(folder))
+    weights = {k: v.astype(mx.float32) for k, v in tree_flatten(model.parameters())}
+    card = (folder / "README.md").read_text() if (folder / "README.md").is_file() else ""
+    seen = re.search(r"^\| tokens seen \| ([\d,]+) \|", card, re.M)
+    return weights, {"folder": str(folder), "tokens_seen": int(seen.group(1).replace(",", "")) if seen else None}
+
+
 def train(cfg: TrainConfig, tok=None, invocation: str | None = None) -> dict:
     """Run (or resume) one training; returns a summary dict. Writes cfg.out if set."""
     cfg.validate()
@@ -287,7 +316,8 @@ def train(cfg: TrainConfig, tok=None, invocation: str | None = None) -> dict:
                            f"this run's is {tok.fingerprint}")
     train_rows, valid_rows = load_data(cfg, tok, Path(cfg.data_cache or run_dir), say)
     yardstick = yardstick_tokens(tok, cfg.seq_len) if not cfg.no_yardstick else None
-    task = StoryLMTask(cfg, tok.vocab_size, valid_rows, yardstick)
+    init, source = initial_weights(cfg, tok) if cfg.init_from else (None, None)
+    task = StoryLMTask(cfg, tok.vocab_size, valid_rows, yardstick, init)
     say(f"{cfg.preset}: {num_parameters(task.module):,} parameters, {len(train_rows):,} train rows of {cfg.seq_len}, "
         f"batches of {task.tokens_per_step:,} tokens, lr {cfg.lr:g}")
     summary = loop.run(task, cfg, run_dir=run_dir, train_rows=train_rows, meta=meta, say=say,
@@ -308,6 +338,11 @@ def train(cfg: TrainConfig, tok=None, invocation: str | None = None) -> dict:
         card = dict(
             preset=cfg.preset, corpus=cfg.corpus,
             train_stories=cfg.train_stories, tokens_seen=summary["tokens_seen"],
+            **({"initialised_from": f"{source['folder']}, " + (
+                f"trained before on {source['tokens_seen']:,} tokens of this corpus "
+                f"({source['tokens_seen'] + summary['tokens_seen']:,} in all)"
+                if source["tokens_seen"] else "whose card does not say how many tokens it saw")}
+               if source else {}),
             steps=summary["steps"], batch=f"{cfg.batch_size} x {cfg.seq_len} tokens",
             optimizer=loop.optimizer_line(cfg),
             final_train_loss=summary["train_loss"], final_valid_loss=summary["valid_loss"],
