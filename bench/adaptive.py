@@ -26,7 +26,7 @@ from mlx_specdec.errors import SpecDecError
 from mlx_specdec.generate import SpecStats, encode_prompt, plain_stream, speculative_stream
 from mlx_specdec.loading import load
 
-from .report import speedup_cell
+from .report import markdown_table, speedup_cell
 from .run import quantiles, save_results
 from .systems import synchronised
 
@@ -107,10 +107,9 @@ def render(result: dict) -> str:
              f"{h['date']}, {h['machine']}, git {h['commit']}; `{h['command']}`. Greedy; every output identical "
              "to plain greedy. Speedup: tokens/s over plain decoding of the same prompt, median [q1, q3]. "
              "Prompt sets: stories (held-out story openings), copy (a story, then a request to tell it again).", "",
-             "| prompt set | drafter | k | speedup | acceptance | tokens/pass |", "|---|---|---|---|---|---|"]
-    for r in result["rows"]:
-        lines.append(f"| {r.get('prompt_set', 'stories')} | {r['drafter']} | {r['k']} | {speedup_cell(r['speedup'])} | "
-                     f"{r['acceptance']:.1%} | {r['tokens_per_pass']:.2f} |")
+             *markdown_table(["prompt set", "drafter", "k", "speedup", "acceptance", "tokens/pass"],
+                             ([r.get("prompt_set", "stories"), r["drafter"], r["k"], speedup_cell(r["speedup"]),
+                               f"{r['acceptance']:.1%}", f"{r['tokens_per_pass']:.2f}"] for r in result["rows"]))]
     return "\n".join(lines) + "\n"
 
 

@@ -29,7 +29,7 @@ from mlx_specdec.generate import encode_prompt
 from mlx_specdec.loading import load
 
 from .adaptive import _drafter, measure
-from .report import speedup_cell
+from .report import markdown_table, speedup_cell
 from .run import save_results
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -51,20 +51,19 @@ def render(result: dict) -> str:
     lines = [f"# The StoryLM ladder on {h['machine']}", "",
              f"{h['date']}, git {h['commit']}; `{h['command']}`.", "",
              "## Held-out loss (nats per token; lower is better)", "",
-             "| model | parameters | generator valid split | held-out plot shapes | hand-written yardstick |",
-             "|---|---|---|---|---|"]
-    for r in result["losses"]:
-        lines.append(f"| {r['model']} | {r['parameters']:,} | {r['valid_loss']:.3f} | {r['shapes_loss']:.3f} | "
-                     f"{r['yardstick_loss']:.3f} |")
+             *markdown_table(["model", "parameters", "generator valid split", "held-out plot shapes",
+                              "hand-written yardstick"],
+                             ([r["model"], f"{r['parameters']:,}", f"{r['valid_loss']:.3f}", f"{r['shapes_loss']:.3f}",
+                               f"{r['yardstick_loss']:.3f}"] for r in result["losses"]))]
     lines += ["", f"Valid split: {result['losses'][0]['targets']:,} targets; yardstick: "
               f"{result['losses'][0]['yardstick_targets']:,} targets in the hand-written stories.", ""]
     if result.get("rows"):
         lines += ["## Drafting along the ladder (greedy; every output identical to plain greedy)", "",
                   "Speedup: tokens/s over the target's plain decoding of the same prompt, median [q1, q3].", "",
-                  "| drafter | target | k | acceptance | tokens/pass | speedup |", "|---|---|---|---|---|---|"]
-        for r in result["rows"]:
-            lines.append(f"| {r['drafter']} | {r['target']} | {r['k']} | {r['acceptance']:.1%} | "
-                         f"{r['tokens_per_pass']:.2f} | {speedup_cell(r['speedup'])} |")
+                  *markdown_table(["drafter", "target", "k", "acceptance", "tokens/pass", "speedup"],
+                                  ([r["drafter"], r["target"], r["k"], f"{r['acceptance']:.1%}",
+                                    f"{r['tokens_per_pass']:.2f}", speedup_cell(r["speedup"])]
+                                   for r in result["rows"]))]
     return "\n".join(lines) + "\n"
 
 

@@ -24,6 +24,13 @@ def speedup_cell(q: dict) -> str:
     return "{:.2f}x [{:.2f}, {:.2f}]".format(q["median"], *spread(q))
 
 
+def markdown_table(columns: list[str], rows, right: int = 0) -> list[str]:
+    """The lines of a Markdown table; the last `right` columns are right-aligned (numbers)."""
+    align = ["---"] * (len(columns) - right) + ["---:"] * right
+    return ["| " + " | ".join(columns) + " |", "|" + "|".join(align) + "|",
+            *("| " + " | ".join(str(c) for c in row) + " |" for row in rows)]
+
+
 def table_rows(result: dict) -> list[list[str]]:
     out = []
     for r in result["rows"]:
@@ -213,9 +220,7 @@ def profile_section(result: dict) -> list[str]:
         "measured step time, k the mean drafts per round; unexplained = (measured - cost model) / measured; "
         "outside the model = the profiled verdict, commit and host time, the phases the model leaves out.",
         "",
-        "| " + " | ".join(PROFILE_COLUMNS) + " |",
-        "|" + "|".join(["---"] + ["---:"] * (len(PROFILE_COLUMNS) - 1)) + "|",
-        *["| " + " | ".join(row) + " |" for row in rows],
+        *markdown_table(PROFILE_COLUMNS, rows, right=len(PROFILE_COLUMNS) - 1),
         "",
     ]
 
@@ -287,9 +292,7 @@ def markdown(result: dict, plots: list[str]) -> str:
         "",
         "## All rows",
         "",
-        "| " + " | ".join(COLUMNS) + " |",
-        "|" + "|".join(["---"] + ["---:"] * (len(COLUMNS) - 1)) + "|",
-        *["| " + " | ".join(row) + " |" for row in table_rows(result)],
+        *markdown_table(COLUMNS, table_rows(result), right=len(COLUMNS) - 1),
         "",
         "accept = accepted drafts / drafted; acc/round = mean accepted drafts per round (E[accepted]); "
         "tokens/pass = emitted tokens / target passes (= E[accepted] + 1). mlx-lm's counters are derived from its "

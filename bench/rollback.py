@@ -35,7 +35,7 @@ from mlx_specdec.loading import load_pair
 from mlx_specdec.state import CacheSequence
 
 from mlx_specdec.data.prompts import load_prompts
-from .report import replace_block, speedup_cell
+from .report import markdown_table, replace_block, speedup_cell
 from .run import quantiles, save_results
 from .systems import synchronised
 
@@ -147,14 +147,13 @@ def render(result: dict) -> str:
              f"{h['date']}, {h['machine']}, git {h['commit']}; `{h['command']}`.", "",
              f"Plain one-token target step: {result['costs']['target_step_ms']:.2f} ms.", "",
              "## Rollback cost per round (partial acceptance: 1 + k//2 of k+1 rows kept)", "",
-             "| rollback | k | cost (ms) | cost (target steps) |", "|---|---|---|---|"]
-    for r in result["costs"]["rows"]:
-        lines.append(f"| {r['rollback']} | {r['k']} | {r['cost_ms']:.2f} | {r['cost_steps']:.2f} |")
+             *markdown_table(["rollback", "k", "cost (ms)", "cost (target steps)"],
+                             ([r["rollback"], r["k"], f"{r['cost_ms']:.2f}", f"{r['cost_steps']:.2f}"]
+                              for r in result["costs"]["rows"]))]
     lines += ["", "## End to end: tokens/s over plain decoding (paired, median [q1, q3])", "",
-              "| mode | k | rollback | speedup | acceptance | tokens/pass |", "|---|---|---|---|---|---|"]
-    for r in result["rows"]:
-        lines.append(f"| {r['mode']} | {r['k']} | {r['rollback']} | {speedup_cell(r['speedup'])} | "
-                     f"{r['acceptance']:.1%} | {r['tokens_per_pass']:.2f} |")
+              *markdown_table(["mode", "k", "rollback", "speedup", "acceptance", "tokens/pass"],
+                              ([r["mode"], r["k"], r["rollback"], speedup_cell(r["speedup"]), f"{r['acceptance']:.1%}",
+                                f"{r['tokens_per_pass']:.2f}"] for r in result["rows"]))]
     return "\n".join(lines) + "\n"
 
 

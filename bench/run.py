@@ -72,8 +72,9 @@ def save_results(out_dir, kind: str, header: dict, body: dict, module: str, argv
                             cwd=root).stdout.strip()
     today = datetime.date.today().isoformat()
     command = f"python -m {module} " + " ".join(argv if argv is not None else sys.argv[1:])
+    end_load = list(os.getloadavg()) if hasattr(os, "getloadavg") else None
     result = {"header": {**header, "date": today, "machine": machine_name(), "commit": commit or None,
-                         "command": command}, **body}
+                         "command": command, "load_average_end": end_load}, **body}
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     stem = out / f"{today}-{machine_name()}-{kind}"

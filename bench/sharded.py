@@ -241,8 +241,7 @@ def render(result: dict) -> str:
              f"{h['date']}, {h['machine']}, git {h['commit']}; `{h['command']}`. The target is {h['sharding']}-sharded "
              f"over {h['processes']} processes ({h['backend']}, OPENBLAS_NUM_THREADS={h.get('openblas_threads')} per process); drafters are whole. Greedy, {h['prompts']} prompts x "
              f"{h['max_tokens']} new tokens x {h['repeats']} repeats; every output identical to sharded plain greedy. "
-             "Speedup: tokens/s over sharded plain decoding of the same prompt, median [q1, q3]. This machine's 2 "
-             "cores are shared with a training job: read ratios, not absolute rates.", "",
+             "Speedup: tokens/s over sharded plain decoding of the same prompt, median [q1, q3]." + _load_line(h), "",
              "| system | drafter | k | drafter runs on | tokens/s | speedup | acceptance | tokens/pass |",
              "|---|---|---:|---|---:|---|---:|---:|"]
     for r in result["rows"]:
@@ -279,6 +278,14 @@ def render(result: dict) -> str:
     if result.get("plot"):
         lines += ["", f"![predicted speedup against communication per pass]({result['plot']})"]
     return "\n".join(lines) + "\n"
+
+
+def _load_line(h: dict) -> str:
+    if not h.get("load_average"):
+        return ""
+    end = h.get("load_average_end") or []
+    return (" Load average (1 min) at the start {:.2f}, at the end {}: the processes share this machine's cores, "
+            "so read ratios more than absolute rates.").format(h["load_average"][0], f"{end[0]:.2f}" if end else "-")
 
 
 def readme_block(result: dict, source: str) -> str:
@@ -360,6 +367,7 @@ def main(argv=None) -> int:
     p.add_argument("--processes", type=int, default=2, help="local processes when not launched by mlx.launch")
     p.add_argument("--out", default=".", help="output folder (default: the working directory)")
     args = p.parse_args(argv)
+    start_load = list(os.getloadavg()) if hasattr(os, "getloadavg") else None
     group = mx.distributed.init()
     if group.size() == 1:
         return _launch_self(argv, args.processes)
@@ -381,7 +389,7 @@ def main(argv=None) -> int:
     if not ranks.is_root:
         return 0
     header = {"target": Path(args.target).name, "sharding": ranks.sharding, "processes": ranks.size,
-              "openblas_threads": os.environ.get("OPENBLAS_NUM_THREADS"),
+              "openblas_threads": os.environ.get("OPENBLAS_NUM_THREADS"), "load_average": start_load,
               "backend": "ring over loopback" if args.processes and _local_only() else "ring",
               "prompts": len(ids), "max_tokens": args.max_tokens, "repeats": args.repeats}
     body = {"rows": rows, "costs": costs}
