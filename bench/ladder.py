@@ -37,10 +37,10 @@ RUNGS = ("storylm-1m", "storylm-5m", "storylm-30m")
 EVALUATED = RUNGS + ("storylm-5m-hybrid",)  # every shipped model with its own weights
 
 
-def losses(models: Path, rungs=EVALUATED, valid_stories: int = 2000) -> list[dict]:
+def losses(models: Path, rungs=EVALUATED, valid_stories: int = 2000, shapes_stories: int = 500) -> list[dict]:
     from mlx_specdec.train import evaluate_models
 
-    rows = evaluate_models([models / r for r in rungs], n_stories=valid_stories)
+    rows = evaluate_models([models / r for r in rungs], n_stories=valid_stories, shapes_stories=shapes_stories)
     for row, name in zip(rows, rungs):
         row["model"] = name
     return rows
@@ -91,12 +91,13 @@ def main(argv=None) -> int:
     p.add_argument("--prompts", type=int, default=6)
     p.add_argument("--repeats", type=int, default=2)
     p.add_argument("--valid-stories", type=int, default=2000)
+    p.add_argument("--shapes-stories", type=int, default=500, help="stories of the held-out plot shapes scored")
     p.add_argument("--models", default=str(ROOT / "models"), help="the folder holding the rungs")
     p.add_argument("--out", default=".", help="output folder (default: the working directory)")
     args = p.parse_args(argv)
     try:
         models = Path(args.models)
-        rows_loss = losses(models, valid_stories=args.valid_stories)
+        rows_loss = losses(models, valid_stories=args.valid_stories, shapes_stories=args.shapes_stories)
         ks = [k if k == "auto" else int(k) for k in args.ks.split(",") if k]
         rows = []
         by_target: dict[str, list[str]] = {}

@@ -310,8 +310,11 @@ def readme_block(result: dict, source: str) -> str:
     lines += ["", f"Here one collective took {costs['collective_ms']:.2f} ms over loopback and a sharded pass spent "
               f"{costs['comm_per_pass_ms']:.1f} ms communicating ({costs['sharded_step_ms']:.1f} ms in all, "
               f"{costs['compute_step_ms']:.1f} ms of compute; the whole target in one process "
-              f"{costs['whole_step_ms']:.1f} ms): two processes niced on two cores shared with a training job "
-              "wait for the scheduler at every collective, so this is a worst case for communication, not a network."]
+              f"{costs['whole_step_ms']:.1f} ms): {h['processes']} ranks and `mlx.launch` shared the cores of "
+              f"{h['machine']}, so every collective waited for the scheduler; a worst case for communication, not a "
+              "network. Once communication is cheap the drafter's own cost decides: one draft step costs "
+              + ", ".join(f"{c:.2f} ({d})" for d, c in costs["c"].items())
+              + " of the sharded pass's compute."]
     return "\n".join(lines)
 
 

@@ -246,7 +246,7 @@ def test_ladder_bench_reports_every_rung_and_pair(tmp_path):
     from bench.ladder import EVALUATED, main, readme_block
 
     assert main(["--ks", "1", "--prompts", "1", "--repeats", "1", "--max-tokens", "8", "--valid-stories", "20",
-                 "--out", str(tmp_path)]) == 0
+                 "--shapes-stories", "20", "--out", str(tmp_path)]) == 0
     (path,) = tmp_path.glob("*-ladder.json")
     result = json.loads(path.read_text())
     assert [r["model"] for r in result["losses"]] == list(EVALUATED)
