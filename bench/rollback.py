@@ -123,11 +123,7 @@ def end_to_end(target, drafter, prompts: list[list[int]], ks: list[int], max_tok
                     for rb in ROLLBACKS:
                         out, t, st = _timed(spec(ids, temp, s, k, rb))
                         ratios[(temp, k, rb)].append((len(out) / t) / (len(ref) / t_plain))
-                        agg = stats_of[(temp, k, rb)]
-                        agg.target_passes += st.target_passes
-                        agg.drafted += st.drafted
-                        agg.accepted += st.accepted
-                        agg.generated += st.generated
+                        stats_of[(temp, k, rb)].add(st)
                         if temp == 0:
                             identical &= out == ref
     rows = []

@@ -56,6 +56,15 @@ class SpecStats:
     def tokens_per_pass(self) -> float:
         return self.generated / self.target_passes if self.target_passes else 0.0
 
+    def count_round(self, drafted: int, accepted: int, emitted: int) -> None:
+        """One round: one target pass, `drafted` drafts of which `accepted` agreed, `emitted` tokens out
+        (an EOS may cut the accepted drafts short: only the emitted ones count as accepted)."""
+        self.target_passes += 1
+        self.drafted += drafted
+        self.accepted += min(accepted, emitted)
+        self.generated += emitted
+        self.accepted_per_round.append(accepted)
+
     def add(self, other: SpecStats) -> SpecStats:
         """Fold another generation's counters into these (totals over prompts); returns self."""
         for name in ("target_passes", "drafted", "accepted", "generated"):
@@ -359,9 +368,7 @@ def speculative_stream(
                 profile.mark("commit", *_state_arrays(target_seq, drafter))
             if on_commit is not None:
                 on_commit(target_seq, drafter)
-            stats.target_passes += 1
-            stats.generated += 1
-            stats.accepted_per_round.append(0)
+            stats.count_round(0, 0, 1)
             produced += 1
             if adaptive is not None:
                 adaptive.update(0, 0, time.perf_counter() - started)
@@ -413,21 +420,7 @@ def speculative_stream(
             accepted, token = greedy_verdict(drafts, logits)
         else:
             accepted, token = speculative_verdict(drafts, policy.probs(logits), draft_probs, key=verify_key)
-        # The round's single sync point: drafting, verification and the verdict
-        # run as one lazy graph; the host needs the verdict to commit and emit.
-        if ranks is None:
-            mx.eval(drafts, accepted, token)
-            accepted, token = accepted.item(), token.item()
-            draft_ids = drafts.tolist()
-        else:  # rank 0's verdict on every rank, whatever each rank's own logits say
-            verdict = ranks.decide(accepted, token, own_drafts if draft_on == "every" else None)
-            mx.eval(drafts, verdict)
-            accepted, token, *slots = verdict.tolist()
-            if draft_on == "every":
-                ranks.check_drafts(slots, k_round)
-                draft_ids = slots[:k_round]
-            else:
-                draft_ids = drafts.tolist()
+        accepted, token, draft_ids = _read_verdict(drafts, accepted, token, ranks, draft_on, own_drafts)
         if profile is not None:
             profile.mark("verdict")
 
@@ -439,24 +432,40 @@ def speculative_stream(
         if on_commit is not None:
             on_commit(target_seq, drafter)
 
-        last_kind = "target" if k_round == 0 else ("bonus" if accepted == k_round else "correction")
-        ids = draft_ids[:accepted] + [token]
-        kinds = ["draft"] * accepted + [last_kind]
-        cut = next((i + 1 for i, t in enumerate(ids) if t in eos), None)
-        if cut is not None:  # the first EOS of the set is emitted, nothing after it
-            ids, kinds = ids[:cut], kinds[:cut]
-        emitted_drafts = min(accepted, len(ids))
-        stats.target_passes += 1
-        stats.drafted += k_round
-        stats.accepted += emitted_drafts
-        stats.generated += len(ids)
-        stats.accepted_per_round.append(accepted)
-        produced += len(ids)
+        emission = _round_emission(draft_ids, accepted, token, k_round, eos)
+        stats.count_round(k_round, accepted, len(emission.ids))
+        produced += len(emission.ids)
         if adaptive is not None:  # the round's wall time, up to the hand-over to the caller
             adaptive.update(k_round, accepted, time.perf_counter() - started)
-        yield Emission(ids, kinds)
-        if ids[-1] in eos:
+        yield emission
+        if emission.ids[-1] in eos:
             return
+
+
+def _read_verdict(drafts, accepted, token, ranks, draft_on, own_drafts) -> tuple[int, int, list[int]]:
+    """The round's single sync point: drafting, verification and the verdict run as one lazy
+    graph, and the host reads (accepted, token, the draft ids) to commit and emit. Under a sharded
+    target every rank reads rank 0's verdict, whatever its own logits say."""
+    if ranks is None:
+        mx.eval(drafts, accepted, token)
+        return accepted.item(), token.item(), drafts.tolist()
+    verdict = ranks.decide(accepted, token, own_drafts if draft_on == "every" else None)
+    mx.eval(drafts, verdict)
+    accepted, token, *slots = verdict.tolist()
+    if draft_on == "every":  # each rank drafted for itself: the verdict carries them all, checked equal
+        k_round = drafts.shape[0]
+        ranks.check_drafts(slots, k_round)
+        return accepted, token, slots[:k_round]
+    return accepted, token, drafts.tolist()
+
+
+def _round_emission(draft_ids: list[int], accepted: int, token: int, k_round: int, eos: frozenset) -> Emission:
+    """The accepted drafts, then the target's own token (a correction, or the bonus after a full
+    acceptance); cut after the first EOS of the set."""
+    last_kind = "target" if k_round == 0 else ("bonus" if accepted == k_round else "correction")
+    ids, kinds = draft_ids[:accepted] + [token], ["draft"] * accepted + [last_kind]
+    cut = next((i + 1 for i, t in enumerate(ids) if t in eos), None)
+    return Emission(ids[:cut], kinds[:cut]) if cut is not None else Emission(ids, kinds)
 
 
 def speculative_generate(target, drafter, prompt_ids, max_new_tokens: int, **options) -> tuple[list[int], SpecStats]:
