@@ -268,3 +268,24 @@ def test_hub_offline_fails_fast_with_one_line(monkeypatch, tmp_path):
     for spec in ("hub", "hub:roneneldan/TinyStories"):
         msg = one_line_error(lambda: list(iter_texts(spec, n=1)), "HF_HUB_OFFLINE")
         assert "roneneldan/TinyStories" in msg
+
+
+def test_the_written_share_is_part_of_the_bundled_spec():
+    """bundled:written=S draws each training story from the written ones with probability S; the
+    default spec is S = 0.3, and the valid split never holds a written story."""
+    from mlx_specdec.data.written import written_stories
+
+    written = set(written_stories())
+    assert list(iter_texts("bundled", "train", n=200)) == list(iter_texts("bundled:written=0.3", "train", n=200))
+    assert all(t in written for t in iter_texts("bundled:written=1", "train", n=100))
+    assert not any(t in written for t in iter_texts("bundled:written=0", "train", n=300))
+    share = sum(t in written for t in iter_texts("bundled:written=0.6", "train", n=2000)) / 2000
+    assert abs(share - 0.6) < 4 * (0.6 * 0.4 / 2000) ** 0.5  # four standard errors of a binomial proportion
+    assert list(iter_texts("bundled:written=0.6", "valid", n=50)) == list(iter_texts("bundled", "valid", n=50))
+
+
+@pytest.mark.parametrize("spec", ["bundled:written=1.5", "bundled:written=x", "bundled:shapes=0.2", "bundled:"])
+def test_a_bad_bundled_spec_is_one_line_naming_the_form(spec):
+    with pytest.raises(SpecDecError) as e:
+        iter_texts(spec)
+    assert "expected 'bundled:written=<share in [0, 1]>'" in str(e.value) and "\n" not in str(e.value)

@@ -2,6 +2,7 @@
 
     iter_texts("bundled")                      # generated stories, no download
     iter_texts("bundled", split="shapes")      # only plot shapes no model trains on
+    iter_texts("bundled:written=0.6")          # six training stories in ten from the written ones (default 0.3)
     iter_texts("data/TinyStoriesV2-GPT4-train.txt")
     iter_texts("data/", split="valid")         # picks *valid*.txt / .json / .jsonl
     iter_texts("hub")                          # downloads roneneldan/TinyStories (online only)
@@ -20,12 +21,22 @@ __all__ = ["iter_texts", "iter_stories", "generate_story", "parse_corpus"]
 
 
 def parse_corpus(corpus: str) -> tuple[str, str | None]:
-    """("bundled", None), ("hub", repo) or ("path", path) for a corpus spec."""
+    """("bundled", None or the written share), ("hub", repo) or ("path", path) for a corpus spec."""
     if not isinstance(corpus, str) or not corpus.strip():
         raise SpecDecError(f"corpus must be 'bundled', 'hub[:repo]' or a path, got {corpus!r}")
     corpus = corpus.strip()
     if corpus == "bundled":
         return "bundled", None
+    if corpus.startswith("bundled:"):
+        key, _, value = corpus[len("bundled:"):].partition("=")
+        try:
+            share = float(value)
+        except ValueError:
+            share = -1.0
+        if key != "written" or not 0.0 <= share <= 1.0:
+            raise SpecDecError(f"corpus {corpus!r}: expected 'bundled:written=<share in [0, 1]>', "
+                               "e.g. 'bundled:written=0.6'")
+        return "bundled", value
     if corpus == "hub":
         return "hub", HUB_REPO
     if corpus.startswith("hub:"):
@@ -54,7 +65,7 @@ def iter_texts(corpus: str = "bundled", split: str = "train", n: int | None = No
     if n is not None and (not isinstance(n, int) or n < 0):
         raise SpecDecError(f"n must be a non-negative integer or None, got {n!r}")
     if kind == "bundled":
-        return iter_stories(split, n, seed)
+        return iter_stories(split, n, seed, **({"written_share": float(arg)} if arg is not None else {}))
     if kind == "hub":
         return iter_hub(split, n, arg)
     from .tinystories import split_files

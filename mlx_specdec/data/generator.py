@@ -72,8 +72,10 @@ def generate_story(rng: random.Random, plots: Sequence[Plot] | None = None) -> s
     return text
 
 
-def iter_stories(split: str = "train", n: int | None = None, seed: int = 0) -> Iterator[str]:
+def iter_stories(split: str = "train", n: int | None = None, seed: int = 0,
+                 written_share: float = WRITTEN_SHARE) -> Iterator[str]:
     """Stream bundled stories of `split` ("train", "valid" or "shapes"); n=None streams forever.
+    In the train split, a story is one of the written stories with probability `written_share`.
 
     Story i of a split is written from its own generator seeded with
     f"{seed}:{split}:{i}", so any story can be regenerated alone and the
@@ -81,16 +83,18 @@ def iter_stories(split: str = "train", n: int | None = None, seed: int = 0) -> I
     """
     if split not in SPLIT_SHAPES:
         raise SpecDecError(f"split must be one of {', '.join(SPLITS)}, got {split!r}")
+    if not 0.0 <= written_share <= 1.0:
+        raise SpecDecError(f"the written stories' share must be in [0, 1], got {written_share!r}")
     plots = [SHAPES[s] for s in SPLIT_SHAPES[split]]
-    return _stream(split, plots, n, seed)
+    return _stream(split, plots, n, seed, written_share)
 
 
-def _stream(split: str, plots: list[Plot], n: int | None, seed: int) -> Iterator[str]:
+def _stream(split: str, plots: list[Plot], n: int | None, seed: int, share: float) -> Iterator[str]:
     written = written_stories() if split == "train" else ()
     i = 0
     while n is None or i < n:
         rng = random.Random(f"{seed}:{split}:{i}")
-        if written and rng.random() < WRITTEN_SHARE:
+        if written and rng.random() < share:
             yield written[rng.randrange(len(written))]
         else:
             yield generate_story(rng, plots)

@@ -190,6 +190,12 @@ def greedy_sample(model, tok, prompt: str, max_tokens: int) -> str:
 SHAPES_STORIES = 500  # held-out-shape stories scored by --evaluate and during training
 
 
+def _bundled(corpus: str) -> bool:
+    from ..data import parse_corpus
+
+    return parse_corpus(corpus)[0] == "bundled"
+
+
 def evaluate_models(paths, corpus: str = "bundled", n_stories: int = 2000, seq_len: int = 256,
                     data_seed: int = 0, batch_size: int = 16, shapes_stories: int = SHAPES_STORIES) -> list[dict]:
     """Held-out losses of store models, every model on the same targets (per tokenizer).
@@ -209,7 +215,7 @@ def evaluate_models(paths, corpus: str = "bundled", n_stories: int = 2000, seq_l
         if tok.fingerprint not in by_tok:
             by_tok[tok.fingerprint] = (
                 pack(encode_split(cfg, tok, "valid", n_stories), seq_len),
-                shapes_tokens(tok, shapes_stories, seq_len, data_seed) if corpus == "bundled" and shapes_stories else None,
+                shapes_tokens(tok, shapes_stories, seq_len, data_seed) if _bundled(corpus) and shapes_stories else None,
                 yardstick_tokens(tok, seq_len),
             )
         rows, shapes, yard = by_tok[tok.fingerprint]
@@ -329,7 +335,7 @@ def train(cfg: TrainConfig, tok=None, invocation: str | None = None) -> dict:
     if task.restore_best():
         summary.update(task.evaluate(final=True), kept="weights with the lowest yardstick loss (early stopping)")
         say(f"kept the weights with the lowest yardstick loss ({summary['yardstick_loss']:.4f})")
-    if cfg.corpus == "bundled" and not cfg.no_yardstick:
+    if _bundled(cfg.corpus) and not cfg.no_yardstick:
         summary["shapes_loss"] = story_loss(task.module, shapes_tokens(tok, SHAPES_STORIES, cfg.seq_len, cfg.data_seed),
                                             cfg.batch_size)
     if cfg.out:
