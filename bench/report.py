@@ -259,7 +259,8 @@ def _set_name(h: dict) -> str:
     return {"copy": "copy-heavy", None: "custom"}.get(name, name)
 
 
-def _load(avg) -> str:
+def load_text(avg) -> str:
+    """A load average (1/5/15 min) as a cell: '1.3/1.8/1.9', or '-' when not recorded."""
     return "-" if not avg else "/".join(f"{x:.1f}" for x in avg)
 
 
@@ -274,8 +275,8 @@ def markdown(result: dict, plots: list[str]) -> str:
         f"MLX {h['mlx']} (mlx-lm {h.get('mlx_lm', '?')}), device {h['device']}, CPU {h['cpu']}"
         + (f", GPU {h['gpu']}" if h.get("gpu") else "")
         + f", BLAS {h['blas']} ({h['matmul_gflops_fp32_512']} GFLOP/s fp32), compute dtype {h['compute_dtype']}, "
-        f"Python {h['python']}. Load average (1/5/15 min) at start {_load(h.get('load_average'))}, at end "
-        f"{_load(h.get('load_average_end'))}: the machine is shared, so read the paired ratios more than absolute speeds.",
+        f"Python {h['python']}. Load average (1/5/15 min) at start {load_text(h.get('load_average'))}, at end "
+        f"{load_text(h.get('load_average_end'))}: the machine is shared, so read the paired ratios more than absolute speeds.",
         "",
         f"{len(result['prompts'])} held-out prompts ({_set_name(h)} prompt set v{h['prompt_set_version']}), "
         f"{s['max_tokens']} new tokens "

@@ -44,13 +44,14 @@ from mlx_specdec.generate import SpecStats, encode_prompt, plain_stream, specula
 from mlx_specdec.loading import load
 
 from . import costmodel
-from .report import speedup_cell
+from .report import load_text, markdown_table, speedup_cell
 from .run import machine_name, quantiles, save_results
 from .systems import synchronised
 
 ROOT = Path(__file__).resolve().parents[1]
 SWEEP_MS = [0.1, 0.2, 0.3, 0.5, 0.7, 1.0, 1.5, 2.0, 3.0, 4.0, 5.0]
 TABLE_MS = [0.1, 0.5, 1.0, 2.0, 5.0]
+WHERE = {"root": "rank 0, drafts sent", "every": "every rank"}  # a row's draft_on, as a table cell
 
 
 def _path(name: str, models: Path) -> str:
@@ -242,14 +243,13 @@ def render(result: dict) -> str:
              f"over {h['processes']} processes ({h['backend']}, OPENBLAS_NUM_THREADS={h.get('openblas_threads')} per process); drafters are whole. Greedy, {h['prompts']} prompts x "
              f"{h['max_tokens']} new tokens x {h['repeats']} repeats; every output identical to sharded plain greedy. "
              "Speedup: tokens/s over sharded plain decoding of the same prompt, median [q1, q3]." + _load_line(h), "",
-             "| system | drafter | k | drafter runs on | tokens/s | speedup | acceptance | tokens/pass |",
-             "|---|---|---:|---|---:|---|---:|---:|"]
-    for r in result["rows"]:
-        speed = "1.00 (baseline)" if r["speedup"] is None else speedup_cell(r["speedup"])
-        acc = "-" if r["acceptance"] is None else f"{r['acceptance']:.1%}"
-        lines.append(f"| {r['system']} | {r['drafter'] or '-'} | {r['k'] or '-'} | "
-                     f"{({'root': 'rank 0, drafts sent', 'every': 'every rank'}).get(r['draft_on'], '-')} | "
-                     f"{r['tokens_per_s']['median']:.1f} | {speed} | {acc} | {r['tokens_per_pass']:.2f} |")
+             *markdown_table(["system", "drafter", "k", "drafter runs on", "tokens/s", "speedup", "acceptance",
+                              "tokens/pass"],
+                             ([r["system"], r["drafter"] or "-", r["k"] or "-", WHERE.get(r["draft_on"], "-"),
+                               f"{r['tokens_per_s']['median']:.1f}",
+                               "1.00 (baseline)" if r["speedup"] is None else speedup_cell(r["speedup"]),
+                               "-" if r["acceptance"] is None else f"{r['acceptance']:.1%}",
+                               f"{r['tokens_per_pass']:.2f}"] for r in result["rows"]))]
     lines += ["", "## Cost model with a communication term", "",
               f"Measured under the same {h['processes']} processes at a {costs['context_tokens']}-token context "
               f"(medians of {costs['repeats']}): one collective (all_sum of a hidden-state row over loopback) "
@@ -283,9 +283,9 @@ def render(result: dict) -> str:
 def _load_line(h: dict) -> str:
     if not h.get("load_average"):
         return ""
-    end = h.get("load_average_end") or []
-    return (" Load average (1 min) at the start {:.2f}, at the end {}: the processes share this machine's cores, "
-            "so read ratios more than absolute rates.").format(h["load_average"][0], f"{end[0]:.2f}" if end else "-")
+    return (f" Load average (1/5/15 min) at the start {load_text(h['load_average'])}, at the end "
+            f"{load_text(h.get('load_average_end'))}: the processes share this machine's cores, so read ratios "
+            "more than absolute rates.")
 
 
 def readme_block(result: dict, source: str) -> str:
@@ -303,7 +303,7 @@ def readme_block(result: dict, source: str) -> str:
             continue
         p = preds.get((r["drafter"], r["k"], r["draft_on"]))
         at = dict(zip(p["sweep_ms"], p["sweep"])) if p else {}
-        where = {"root": "rank 0, drafts sent", "every": "every rank"}[r["draft_on"]]
+        where = WHERE[r["draft_on"]]
         lines.append(f"| {r['drafter']} | {r['k']} | {where} | {r['tokens_per_pass']:.2f} | "
                      f"{speedup_cell(r['speedup'])} | " + " | ".join(f"{at[ms]:.2f}" if ms in at else "-"
                                                                   for ms in TABLE_MS) + " |")
