@@ -3,6 +3,7 @@
     python -m mlx_specdec.generate   cli/generate.py   speculative or plain decoding
     python -m mlx_specdec.train      cli/train.py      the StoryLM ladder
     python -m mlx_specdec.mtp train  cli/mtp.py        an MTP head on a frozen base
+    python -m mlx_specdec.distill    cli/distill.py    a drafter's corpus written by its target
     python -m mlx_specdec.convert    cli/convert.py    GPT-Neo / state-dict ports into the store
     python -m mlx_specdec.doctor     cli/doctor.py     what this machine gives MLX
 

@@ -1,7 +1,7 @@
 """`mlx-specdec <command>`: the installed entry point over the command lines.
 
     mlx-specdec generate --model <folder or hub id> --prompt "..."
-    mlx-specdec train | mtp | convert | doctor ...
+    mlx-specdec train | mtp | distill | convert | doctor ...
     mlx-specdec bench ...        (a source checkout only: bench/ is not installed)
 
 `python -m mlx_specdec.<command>` runs the same `main()`s.
@@ -19,6 +19,7 @@ COMMANDS = {
     "generate": "speculative (or plain) decoding",
     "train": "train a StoryLM of the ladder",
     "mtp": "train or inspect an MTP head on a frozen base",
+    "distill": "write a drafter's training corpus from its target's own outputs",
     "convert": "port a GPT-Neo folder or a StoryLM state dict into the store",
     "bench": "the benchmark harness (from a source checkout)",
     "doctor": "what this machine gives MLX",

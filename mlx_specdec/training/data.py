@@ -10,6 +10,8 @@ from pathlib import Path
 
 import numpy as np
 
+from ..errors import SpecDecError
+
 
 def get_tokenizer(cfg, run_dir: Path, log=print):
     from ..data import iter_texts
@@ -41,13 +43,32 @@ def encode_split(cfg, tok, split: str, n: int):
         yield tok.encode(text, bos=True, eos=True)
 
 
+def corpus_files_stamp(corpus: str) -> list:
+    """For a corpus read from files: each split file's name, size and modification time, so a cache
+    made from an older version of the files (a corpus written again in place) is not reused."""
+    from ..data import parse_corpus
+    from ..data.tinystories import split_files
+
+    if parse_corpus(corpus)[0] != "path":
+        return []
+    stamp = []
+    for split in ("train", "valid"):
+        try:
+            files = split_files(corpus, split)
+        except SpecDecError:
+            continue  # a missing split is reported where it is read
+        stamp += [[str(f), f.stat().st_size, f.stat().st_mtime_ns] for f in files]
+    return stamp
+
+
 def tokenized_corpus(cfg, tok, cache_dir: Path, log=print) -> tuple[np.ndarray, np.ndarray]:
     """The train and valid splits as flat token arrays, cached in `cache_dir`.
 
     `cfg` needs corpus, train_stories, valid_stories and data_seed (the StoryLM
     and MTP trainers both pass theirs); the cache key includes the tokenizer.
     """
-    key = json.dumps([cfg.corpus, cfg.train_stories, cfg.valid_stories, cfg.data_seed, tok.fingerprint])
+    key = json.dumps([cfg.corpus, cfg.train_stories, cfg.valid_stories, cfg.data_seed, tok.fingerprint]
+                     + corpus_files_stamp(cfg.corpus))
     path = cache_dir / f"tokens-{hashlib.sha1(key.encode()).hexdigest()[:12]}.npz"
     if path.is_file():
         with np.load(path) as z:
