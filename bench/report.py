@@ -162,6 +162,12 @@ def replace_block(text: str, name: str, body: str) -> str:
     return text[:i] + "\n" + (body.strip("\n") + "\n" if body.strip() else "") + text[j:]
 
 
+def ceiling(v_k: dict, c: float) -> tuple[int, float]:
+    """The best speedup a drafter of cost ratio c could reach if every draft were accepted:
+    max over the measured k of (k + 1) / (v_k + k c), and that k."""
+    return max(((int(k), (int(k) + 1) / (v + int(k) * c)) for k, v in v_k.items()), key=lambda kv: kv[1])
+
+
 def cost_lines(result: dict) -> list[str]:
     c = result["cost_model"]
     lines = [
@@ -171,6 +177,13 @@ def cost_lines(result: dict) -> list[str]:
         + ", ".join(f"k={k}: {v:.2f}" for k, v in c["v_k"].items()) + ".",
         "Drafter/target cost ratio c: " + ", ".join(f"{n}: {v:.3f}" for n, v in c["c"].items()) + ".",
     ]
+    for name, ratio in c["c"].items():
+        longest = max((r["k"] for r in result.get("rows", []) if r.get("drafter") == name and r.get("k")), default=None)
+        v_k = {k: v for k, v in c["v_k"].items() if longest is None or int(k) <= longest}
+        if v_k:
+            k, best = ceiling(v_k, ratio)
+            lines.append(f"Ceiling for {name} (every draft accepted; measured v_k, k up to its longest row): "
+                         f"{best:.2f}x at k={k}.")
     for name, be in c.get("break_even_alpha_k4", {}).items():
         course = "none (cannot win)" if be["course"] is None else f"{be['course']:.3f}"
         meas = "none (cannot win)" if be["measured_v"] is None else f"{be['measured_v']:.3f}"

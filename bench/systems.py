@@ -112,7 +112,7 @@ def synchronised(fn) -> tuple[object, float, int, int]:
 
 
 def model_drafters(ctx: Context) -> list[DrafterSpec]:
-    """Separate drafter models: every smaller shipped ladder model, or the given paths."""
+    """Separate drafter models: every smaller shipped ladder model (and its distilled sibling), or the given paths."""
     from mlx_specdec.loading import check_pair, load
 
     if ctx.drafter_paths is not None:
@@ -120,7 +120,8 @@ def model_drafters(ctx: Context) -> list[DrafterSpec]:
     else:
         if ctx.target_name not in LADDER:
             raise Skip(f"target {ctx.target_name!r} is not a ladder model; pass --drafter")
-        smaller = LADDER[: LADDER.index(ctx.target_name)]
+        # each smaller rung, then its distilled sibling (trained on a target's own outputs) when one ships
+        smaller = [f for n in LADDER[: LADDER.index(ctx.target_name)] for f in (n, f"{n}-distilled")]
         paths = [str(ctx.models_dir / n) for n in smaller if (ctx.models_dir / n / "model.safetensors").is_file()]
         if not paths:
             raise Skip(f"no smaller ladder model than {ctx.target_name} in {ctx.models_dir}")
