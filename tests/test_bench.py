@@ -256,3 +256,28 @@ def test_ladder_bench_reports_every_rung_and_pair(tmp_path):
     assert {(r["drafter"], r["target"], r["k"]) for r in result["rows"]} == {
         ("storylm-1m", "storylm-30m", 1), ("storylm-5m", "storylm-30m", 1), ("storylm-1m", "storylm-5m", 1)}
     assert "| storylm-30m |" in readme_block(result, "x.json")
+
+
+def test_ladder_drafters_include_a_rungs_distilled_sibling(tmp_path, tiny_store):
+    import shutil
+
+    from bench.systems import Context, model_drafters
+    from mlx_specdec.loading import load
+
+    target, tok = load(str(tiny_store[0]))
+    shutil.copytree(tiny_store[1], tmp_path / "storylm-1m")
+    ctx = Context("storylm-5m", target, tok, tmp_path)
+    assert [s.name for s in model_drafters(ctx)] == ["storylm-1m"]
+    shutil.copytree(tiny_store[1], tmp_path / "storylm-1m-distilled")
+    assert [s.name for s in model_drafters(ctx)] == ["storylm-1m", "storylm-1m-distilled"]
+
+
+def test_the_ceiling_is_the_best_full_acceptance_speedup_over_the_drafters_ks():
+    from bench.report import ceiling, cost_lines
+
+    assert ceiling({"1": 1.2, "2": 1.3}, 0.5) == (2, pytest.approx(3 / 2.3))
+    result = {"cost_model": {"target_step_ms": 5.0, "context_tokens": 96, "repeats": 3,
+                             "v_k": {"1": 1.2, "2": 1.3, "4": 1.4}, "c": {"d": 0.1}},
+              "rows": [{"drafter": "d", "k": 2}]}
+    assert "Ceiling for d (every draft accepted; measured v_k, k up to its longest row): 2.00x at k=2." \
+        in cost_lines(result)
