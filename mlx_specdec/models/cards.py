@@ -100,7 +100,7 @@ def render_head_card(name: str, config: dict, card: dict, folder: Path | None = 
     if card:
         lines += _table("Training", card.items())
     if final:
-        lines += _table("Final validation (held-out bundled valid split)", final.items())
+        lines += _table("Final validation (the held-out tokens above)", final.items())
         lines += [("`acc d1` is the head's two-ahead top-1 accuracy (x_{t+2} from h_t and x_{t+1}); "
                        "`acc d2`/`acc d3` re-feed its own features with x_{t+2}/x_{t+3} and score x_{t+3}/x_{t+4}; "
                        "`base acc` is the base's one-ahead top-1 accuracy on the same targets as `acc d1` (x_{t+2} "

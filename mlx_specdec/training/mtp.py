@@ -81,9 +81,11 @@ def cfg_command(cfg: MTPTrainConfig) -> str:
     return loop.cfg_command(cfg, PROG, asdict(MTPTrainConfig()), always=("base",))
 
 
-def load_rows(cfg: MTPTrainConfig, tok, cache_dir: Path, log=print) -> tuple[np.ndarray, np.ndarray]:
-    """Tokenized stories packed into rows of seq_len ids; cached (a few MB) in the run folder."""
+def load_rows(cfg: MTPTrainConfig, tok, cache_dir: Path, log=print) -> tuple[np.ndarray, np.ndarray, int]:
+    """Tokenized stories packed into rows of seq_len ids (cached, a few MB, in the run folder), and how many
+    training stories the corpus gave (at most --train-stories: a file may hold fewer)."""
     train, valid = tokenized_corpus(cfg, tok, cache_dir, log)
+    stories = int((train == tok.bos_id).sum())  # every story starts with BOS
     train_rows = train[: len(train) // cfg.seq_len * cfg.seq_len].reshape(-1, cfg.seq_len)
     valid_rows = valid[: len(valid) // cfg.seq_len * cfg.seq_len].reshape(-1, cfg.seq_len)
     if len(train_rows) < cfg.batch_size:
@@ -91,7 +93,7 @@ def load_rows(cfg: MTPTrainConfig, tok, cache_dir: Path, log=print) -> tuple[np.
                            f"need at least --batch-size {cfg.batch_size}")
     if len(valid_rows) < 1:
         raise SpecDecError(f"{cfg.valid_stories} validation stories give no row of {cfg.seq_len} tokens")
-    return train_rows, valid_rows[: cfg.eval_rows]
+    return train_rows, valid_rows[: cfg.eval_rows], stories
 
 
 def depth_weights(cfg_or_depth, decay: float = 0.7) -> list[float]:
@@ -228,7 +230,7 @@ def train(cfg: MTPTrainConfig, base=None, tok=None, invocation: str | None = Non
     if meta is not None and meta["base_weights_fingerprint"] != base_fp:
         raise IncompatibleModelsError(f"--resume: checkpoint was trained on base weights "
                                       f"{meta['base_weights_fingerprint']}, {cfg.base} has {base_fp}")
-    train_rows, valid_rows = load_rows(cfg, tok, run_dir, say)
+    train_rows, valid_rows, stories = load_rows(cfg, tok, run_dir, say)
     task = HeadTask(cfg, base, valid_rows)
     say(f"MTP head on {cfg.base}: depth {cfg.depth}, {cfg.n_modules} module(s), base frozen, "
         f"{len(train_rows):,} train rows of {cfg.seq_len}, lr {cfg.lr:g}")
@@ -247,11 +249,11 @@ def train(cfg: MTPTrainConfig, base=None, tok=None, invocation: str | None = Non
     if cfg.out:
         base_file = Path(cfg.base) / "model.safetensors"
         card = dict(
-            base=cfg.base, corpus=f"{cfg.corpus} ({cfg.train_stories:,} train stories)",
+            base=cfg.base, corpus=f"{cfg.corpus} ({stories:,} train stories)",
             steps=summary["steps"], tokens_seen=summary["tokens_seen"], batch=f"{cfg.batch_size} x {cfg.seq_len} tokens",
             loss=f"cross-entropy at depths 1..{cfg.depth}, weights {', '.join(f'{w:.2f}' for w in task.weights)}",
             optimizer=loop.optimizer_line(cfg), wall_time=f"{summary['wall_time_s'] / 60:.1f} min", machine=loop.machine(),
-            validation=f"{len(valid_rows) * cfg.seq_len:,} held-out tokens (bundled valid split)",
+            validation=f"{len(valid_rows) * cfg.seq_len:,} held-out tokens ({cfg.corpus} valid split)",
             plot=plot_note or PLOT, invoked_as=invoked, final=final,
         )
         extra = {CURVES: curves_path, PLOT: plot if plot.is_file() and plot.stat().st_size < 200_000 else None}
