@@ -327,6 +327,12 @@ def test_init_from_continues_a_stored_model_and_its_card_says_so(tmp_path, tok):
     assert f"| initialised from | {first}, trained before on {40 * 8 * 64:,} tokens of this corpus " \
            f"({50 * 8 * 64:,} in all) |" in card
     assert f"--init-from {first}" in card
+    assert "--no-yardstick --" in card and "--no-yardstick True" not in card  # a switch is written bare
+    other = train(tiny(tmp_path / "d", tok, max_steps=2, corpus="bundled:written=0.6", out=str(tmp_path / "other"),
+                       sample_tokens=2, no_yardstick=True, init_from=str(first)))
+    assert other["steps"] == 2
+    assert f"trained before on {40 * 8 * 64:,} tokens of bundled ({42 * 8 * 64:,} in all)" in \
+        (tmp_path / "other" / "README.md").read_text()
 
 
 @pytest.mark.parametrize("preset, message", [("storylm-1m", "holds preset 'storylm-tiny', not 'storylm-1m'"),

@@ -146,7 +146,12 @@ def cfg_command(cfg, prog: str, defaults: dict, always: tuple[str, ...] = ()) ->
         v = getattr(cfg, f.name)
         if f.name in RunConfig.LOCAL[2:] or (v == defaults.get(f.name) and f.name not in always):
             continue
-        parts.append(f"--{f.name.replace('_', '-')} {v}")
+        flag = f"--{f.name.replace('_', '-')}"
+        if isinstance(v, bool):  # a switch: present or absent
+            if v:
+                parts.append(flag)
+            continue
+        parts.append(f"{flag} {v}")
     return " ".join(parts)
 
 

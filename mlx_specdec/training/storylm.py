@@ -307,7 +307,9 @@ def initial_weights(cfg: TrainConfig, tok) -> tuple[dict, dict]:
     weights = {k: v.astype(mx.float32) for k, v in tree_flatten(model.parameters())}
     card = (folder / "README.md").read_text() if (folder / "README.md").is_file() else ""
     seen = re.search(r"^\| tokens seen \| ([\d,]+) \|", card, re.M)
-    return weights, {"folder": str(folder), "tokens_seen": int(seen.group(1).replace(",", "")) if seen else None}
+    corpus = re.search(r"^\| corpus \| (.+?) \|$", card, re.M)
+    return weights, {"folder": str(folder), "tokens_seen": int(seen.group(1).replace(",", "")) if seen else None,
+                     "corpus": corpus.group(1) if corpus else None}
 
 
 def train(cfg: TrainConfig, tok=None, invocation: str | None = None) -> dict:
@@ -345,8 +347,9 @@ def train(cfg: TrainConfig, tok=None, invocation: str | None = None) -> dict:
             preset=cfg.preset, corpus=cfg.corpus,
             train_stories=cfg.train_stories, tokens_seen=summary["tokens_seen"],
             **({"initialised_from": f"{source['folder']}, " + (
-                f"trained before on {source['tokens_seen']:,} tokens of this corpus "
-                f"({source['tokens_seen'] + summary['tokens_seen']:,} in all)"
+                f"trained before on {source['tokens_seen']:,} tokens of "
+                + ("this corpus" if source["corpus"] in (None, cfg.corpus) else f"{source['corpus']}")
+                + f" ({source['tokens_seen'] + summary['tokens_seen']:,} in all)"
                 if source["tokens_seen"] else "whose card does not say how many tokens it saw")}
                if source else {}),
             steps=summary["steps"], batch=f"{cfg.batch_size} x {cfg.seq_len} tokens",
