@@ -84,7 +84,8 @@ def readme_block(result: dict, source: str) -> str:
 
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(prog="python -m bench.ladder", description=__doc__.splitlines()[0])
-    p.add_argument("--pairs", default="storylm-1m>storylm-30m,storylm-5m>storylm-30m,storylm-1m>storylm-5m",
+    p.add_argument("--pairs", default="storylm-1m>storylm-30m,storylm-5m>storylm-30m,storylm-1m>storylm-5m,"
+                                      "storylm-1m-distilled>storylm-5m",
                    help="drafter>target pairs, comma-separated")
     p.add_argument("--ks", default="1,2,4,8")
     p.add_argument("--max-tokens", type=int, default=96)

@@ -29,7 +29,7 @@ from .report import replace_block, spread
 
 ROOT = Path(__file__).resolve().parents[1]
 HEAD = "storylm-5m-mtp"
-SHIPPED = ("storylm-1m", "storylm-5m", "storylm-30m", "storylm-5m-hybrid", HEAD)
+SHIPPED = ("storylm-1m", "storylm-5m", "storylm-30m", "storylm-1m-distilled", "storylm-5m-hybrid", HEAD)
 
 
 def _rel(path: Path, root: Path) -> str:
@@ -271,6 +271,8 @@ def models_table(root: Path) -> str:
         training = card_facts((folder / "README.md").read_text(), "## Training")
         weights = folder / ("head.safetensors" if config["model_type"] == "mtp_head" else "model.safetensors")
         what = f"{_what(config)}, {training['wall time']} of training here"
+        if "corpus" in training:
+            what += f" on `{training['corpus'].split(' (')[0]}`"
         if name in losses:
             what += (f", held-out loss {losses[name]['valid_loss']:.3f} (generator) / "
                      f"{losses[name]['yardstick_loss']:.3f} (hand-written)")

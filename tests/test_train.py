@@ -344,3 +344,14 @@ def test_init_from_refuses_another_preset_or_a_non_model(tmp_path, tok, preset, 
     with pytest.raises(SpecDecError) as e:
         train(tiny(tmp_path / "b", tok, preset=preset or "storylm-tiny", init_from=source))
     assert message in str(e.value) and "\n" not in str(e.value)
+
+
+def test_resume_finds_the_tokenizer_the_checkpoint_names(tmp_path, tok):
+    """--resume without --tokenizer uses the tokenizer the run started with (it is not retrained into the
+    run folder, which would then refuse the checkpoint for its other fingerprint)."""
+    cfg = tiny(tmp_path, tok, max_steps=6, ckpt_every=3, eval_every=100)
+    first = train(TrainConfig(**{**cfg.__dict__, "max_steps": 3}))
+    assert first["steps"] == 3
+    resumed = train(TrainConfig(**{**cfg.__dict__, "tokenizer": None, "resume": True, "max_steps": None}))
+    assert resumed["steps"] == 3  # the checkpoint's schedule: it had finished
+    assert not (tmp_path / "run" / "tokenizer.model").exists()

@@ -84,6 +84,14 @@ class TrainConfig(loop.RunConfig):
 
     LOCAL = loop.RunConfig.LOCAL + ("tokenizer", "data_cache")
 
+    def restore(self, saved: dict) -> None:
+        """As the loop's, and a resumed run finds its tokenizer and token cache where the checkpoint says they
+        were, unless given again (they are paths on this machine, so only used while they still exist)."""
+        super().restore(saved)
+        for key in ("tokenizer", "data_cache"):
+            if getattr(self, key) is None and saved.get(key) and Path(saved[key]).exists():
+                setattr(self, key, saved[key])
+
     def validate(self) -> None:
         if preset_context(self.preset) is None:
             raise SpecDecError(f"unknown preset {self.preset!r}; expected one of {sorted({**PRESETS, **HYBRID_PRESETS})}")
