@@ -36,7 +36,7 @@ def _parser():
         "--draft-model",
         help="drafter: a model sharing the target's tokenizer, an MTP head folder (e.g. storylm-5m-mtp, or a "
         "checkpoint's own MTP layer from `convert --mtp-only`), "
-        "or 'prompt-lookup' (default: storylm-1m with the default target)",
+        "or 'prompt-lookup' (default: storylm-1m-distilled with the default target)",
     )
     p.add_argument("--no-draft", action="store_true", help="plain decoding of the target, no speculation")
     p.add_argument("-k", "--num-draft-tokens", type=_draft_tokens, default=4,
