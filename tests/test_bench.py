@@ -254,7 +254,8 @@ def test_ladder_bench_reports_every_rung_and_pair(tmp_path):
     assert [r["model"] for r in result["losses"]] == list(EVALUATED)
     assert all(r["yardstick_loss"] > 0 and r["shapes_loss"] > 0 for r in result["losses"])
     assert {(r["drafter"], r["target"], r["k"]) for r in result["rows"]} == {
-        ("storylm-1m", "storylm-30m", 1), ("storylm-5m", "storylm-30m", 1), ("storylm-1m", "storylm-5m", 1)}
+        ("storylm-1m", "storylm-30m", 1), ("storylm-5m", "storylm-30m", 1), ("storylm-1m", "storylm-5m", 1),
+        ("storylm-1m-distilled", "storylm-5m", 1)}
     assert "| storylm-30m |" in readme_block(result, "x.json")
 
 
