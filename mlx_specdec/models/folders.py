@@ -7,6 +7,7 @@ place, so readers never see a half-written folder.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import shutil
@@ -23,6 +24,15 @@ from ..errors import ModelLoadError, SpecDecError
 def first_line(e: BaseException) -> str:
     text = str(e).strip()
     return text.splitlines()[0] if text else type(e).__name__
+
+
+def file_sha256(path: Path) -> str:
+    """sha256 of a file's bytes, read in 1 MB blocks."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
 
 
 def read_json(path: Path, what: str = "a JSON object") -> dict:

@@ -22,7 +22,6 @@ index), and a split file appears under its final name only when complete.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import time
@@ -33,6 +32,7 @@ import mlx.core as mx
 import numpy as np
 
 from ..errors import SpecDecError
+from ..models.folders import file_sha256
 
 META = "distill.json"
 FORMAT = "mlx-specdec distillation corpus v1"
@@ -74,14 +74,6 @@ class DistillConfig:
                                f"target's context of {context}")
 
 
-def file_digest(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for chunk in iter(lambda: f.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()[:16]
-
-
 def target_identity(folder: str) -> dict:
     """What a corpus depends on besides the settings: the target's weights and tokenizer."""
     folder = Path(folder)
@@ -89,7 +81,7 @@ def target_identity(folder: str) -> dict:
     if not (folder / "config.json").is_file() or not weights:
         raise SpecDecError(f"--target {str(folder)!r} is not a model folder (config.json and safetensors weights)")
     config = json.loads((folder / "config.json").read_text())
-    return {"weights": {w.name: file_digest(w) for w in weights},
+    return {"weights": {w.name: file_sha256(w)[:16] for w in weights},
             "tokenizer_fingerprint": config.get("tokenizer_fingerprint")}
 
 

@@ -24,7 +24,6 @@ with `python -m mlx_specdec.mtp train --base models/storylm-1m --run-dir runs/ab
 from __future__ import annotations
 
 import csv
-import hashlib
 import os
 from dataclasses import asdict, dataclass
 from functools import partial
@@ -35,6 +34,7 @@ import mlx.nn as nn
 import numpy as np
 
 from ..errors import IncompatibleModelsError, SpecDecError
+from ..models.folders import file_sha256
 from ..models.head_store import CURVES, PLOT, save_head
 from ..models.mtp_head import MTPConfig, MTPHead, mtp_loss, mtp_rollout, weights_fingerprint
 from ..state import output_projection
@@ -258,19 +258,11 @@ def train(cfg: MTPTrainConfig, base=None, tok=None, invocation: str | None = Non
         )
         extra = {CURVES: curves_path, PLOT: plot if plot.is_file() and plot.stat().st_size < 200_000 else None}
         save_head(task.module, cfg.out, base_name=Path(cfg.base).name, tokenizer_fingerprint=tok.fingerprint,
-                  base_weights_sha256=_file_sha256(base_file) if base_file.is_file() else None,
+                  base_weights_sha256=file_sha256(base_file) if base_file.is_file() else None,
                   card=card, extra_files=extra, overwrite=cfg.overwrite)
         say(f"saved {cfg.out}")
     summary["head"] = task.module
     return summary
-
-
-def _file_sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def write_plot(curves_path: Path, out: Path) -> str | None:
