@@ -335,10 +335,8 @@ def speculative_stream(
     def queue_step() -> mx.array:
         """One plain step of the target, as plain_stream runs it: committed lazily, computing at once."""
         nonlocal key
-        step_key = None
-        if key is not None:
-            key, step_key = mx.random.split(key)
-        token = policy.pick(target_seq.extend(nothing)[-1:], step_key)[0].astype(mx.int32)
+        token, key = policy.step(target_seq.extend(nothing)[-1:], key)
+        token = token.astype(mx.int32)
         target_seq.commit(1, token)
         mx.async_eval(token)
         return token
@@ -532,10 +530,8 @@ def plain_stream(
 
     def step():
         nonlocal key
-        step_key = None
-        if key is not None:
-            key, step_key = mx.random.split(key)
-        token = policy.pick(seq.extend(nothing)[-1:], step_key)[0].astype(mx.int32)
+        token, key = policy.step(seq.extend(nothing)[-1:], key)
+        token = token.astype(mx.int32)
         if ranks is not None:  # rank 0's token on every rank, inside the step's graph
             token = ranks.agree(token)
         seq.commit(1, token)
