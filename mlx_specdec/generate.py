@@ -30,7 +30,7 @@ from .drafters import as_drafter
 from .errors import IncompatibleModelsError, SpecDecError
 from .sampling import SamplingPolicy
 from .state import make_sequence, model_context_window, model_vocab_size
-from .verify import greedy_verdict, speculative_verdict
+from .verify import greedy_verdict, sampled_verdict
 
 
 @dataclass
@@ -417,7 +417,7 @@ def speculative_stream(
             # (Other ranks' verdicts are zeroed in decide: theirs only orders its collective after the pass.)
             accepted, token = greedy_verdict(drafts, logits)
         else:
-            accepted, token = speculative_verdict(drafts, policy.probs(logits), draft_probs, key=verify_key)
+            accepted, token = sampled_verdict(policy, drafts, logits, draft_probs, key=verify_key)
         accepted, token, draft_ids = _read_verdict(drafts, accepted, token, ranks, draft_on, own_drafts)
         if profile is not None:
             profile.mark("verdict")

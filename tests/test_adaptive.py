@@ -158,7 +158,7 @@ def _no_verdict(monkeypatch):
         raise AssertionError("a round without drafts went through the verdict")
 
     monkeypatch.setattr(gen, "greedy_verdict", refuse)
-    monkeypatch.setattr(gen, "speculative_verdict", refuse)
+    monkeypatch.setattr(gen, "sampled_verdict", refuse)
 
 
 @pytest.mark.parametrize("k", [4, "auto"])
