@@ -41,7 +41,7 @@ def heldout_prompts(tok, n: int, prompt_tokens: int, seed: int = 0) -> list[list
 
 
 def bench(base, tok, head, *, prompts: int = 10, prompt_tokens: int = 30, max_tokens: int = 100,
-          depths=(1, 2, 3), repeats: int = 3, strategy: str = "cache", log=print) -> dict:
+          depths=(1, 2, 3), repeats: int = 3, strategy: str = "auto", log=print) -> dict:
     """Plain greedy vs MTP self-speculation at each depth on held-out prompts.
 
     Every timed run is synchronised. Modes are interleaved (prompt, repeat,

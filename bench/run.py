@@ -204,7 +204,7 @@ def header(settings: Settings, target_name: str, prompt_version: int, argv: list
         "python": platform.python_version(),
         "command": " ".join(["python -m bench", *argv]),
         "load_average": list(os.getloadavg()) if hasattr(os, "getloadavg") else None,
-        "env": {k: os.environ.get(k) for k in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MLX_SPECDEC_BLAS")},
+        "env": {k: os.environ.get(k) for k in ("OPENBLAS_NUM_THREADS", "OPENBLAS_THREAD_TIMEOUT", "OMP_NUM_THREADS", "MLX_SPECDEC_BLAS")},
         "target": target_name,
         "prompt_set_version": prompt_version,
         "prompt_set": prompt_set,  # 'stories', 'copy', or None for a --prompt-file

@@ -147,7 +147,7 @@ def stream_generate(
     quantized_kv_start: int = DEFAULT_QUANTIZED_KV_START,
     max_kv_size: int | None = None,
     extra_eos_token_ids=(),
-    strategy: str = "cache",
+    strategy: str = "auto",
     **unused,
 ) -> Iterator[GenerationResponse]:
     """mlx-lm's ``stream_generate``, speculative when ``draft_model`` is given.

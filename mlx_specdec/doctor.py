@@ -13,6 +13,7 @@ if __name__ == "__main__":  # `python -m mlx_specdec.doctor` is the command line
     run_module("doctor")
 
 import json
+import os
 import platform
 import sys
 import time
@@ -56,6 +57,7 @@ def report() -> dict:
         "device": str(device),
         "blas": _platform.BLAS_STATUS["library"] or ("platform default" if platform.system() != "Linux" else "MLX bundled reference BLAS"),
         "blas_note": _platform.BLAS_STATUS["note"],
+        "blas_thread_spin": os.environ.get("OPENBLAS_THREAD_TIMEOUT") if _platform.BLAS_STATUS["library"] else None,
         "matmul_gflops_fp32_512": round(matmul_gflops(), 1),
         "compute_dtype": str(compute_dtype()).replace("mlx.core.", ""),
     }

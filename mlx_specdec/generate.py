@@ -237,6 +237,12 @@ def _eos_set(eos_id, vocab=None) -> frozenset[int]:
     return frozenset(int(t) for t in ids)
 
 
+def _target_strategy(strategy, ranks):
+    """A sharded target keeps mlx-lm's caches under 'auto': its layers run collectives, which the
+    compiled step's probe (one rank's single pass) must not trace."""
+    return "cache" if strategy == "auto" and ranks is not None else strategy
+
+
 def _seed_key(seed) -> mx.array:
     """A PRNG key from any Python int: reduced modulo 2**64 (negative and huge seeds included)."""
     if seed is None:
@@ -257,7 +263,7 @@ def speculative_stream(
     temperature: float = 0.0, top_k: int | None = None, top_p: float | None = None,  # the SamplingPolicy
     min_p: float | None = None,
     seed: int | None = None,
-    strategy="cache",
+    strategy="auto",
     draft_on: str | None = None,  # a sharded target only: "root" or "every" (mlx_specdec.distributed)
     stats: SpecStats | None = None,
     on_commit=None,
@@ -293,9 +299,9 @@ def speculative_stream(
             seed = ranks.agree_int(random.SystemRandom().randrange(2**31))
     drafting = ranks is None or ranks.is_root or draft_on == "every"
     # A drafter runs k sequential one-token steps per round, where per-op dispatch
-    # dominates: with the default strategy it gets the compiled step when the
-    # model supports it (the target's block pass gains little from compiling).
-    drafter = as_drafter(drafter, "auto" if strategy == "cache" else strategy) if drafting else None
+    # dominates: it gets the compiled step where the model supports it, under 'cache' too.
+    drafter = as_drafter(drafter, "auto" if strategy in ("cache", "auto") else strategy) if drafting else None
+    strategy = _target_strategy(strategy, ranks)
     target_vocab, draft_vocab = model_vocab_size(target), getattr(drafter, "vocab_size", None)
     if target_vocab is not None and draft_vocab is not None and target_vocab != draft_vocab:
         raise IncompatibleModelsError(
@@ -471,14 +477,17 @@ def speculative_generate(target, drafter, prompt_ids, max_new_tokens: int, **opt
 
     Takes `speculative_stream`'s keywords but its instruments (`stats`,
     `on_commit`, `profile`): k=4, eos_id=None, temperature=0.0, top_k=None, top_p=None,
-    min_p=None, seed=None, strategy="cache"; `inspect.signature` and `help()` show them.
+    min_p=None, seed=None, strategy="auto"; `inspect.signature` and `help()` show them.
     `drafter` is a model (wrapped as a ModelDrafter) or a Drafter object.
     temperature 0 verifies greedily (output equals `greedy_generate` token for
     token); temperature > 0 uses speculative sampling (output distributed as
     the target's own sampling under the same temperature/top-k/top-p policy).
-    `strategy` chooses the committed-state strategy: 'cache' (the default:
-    mlx-lm's KV cache for the target, the compiled step for a model drafter
-    where it works), 'compiled', 'auto' or 'recompute' (the reference oracle).
+    `strategy` chooses the committed-state strategy: 'auto' (the default: the
+    compiled step over fixed-size buffers where a probe shows it matches the
+    model's own cached step, mlx-lm's caches otherwise), 'cache' (mlx-lm's
+    caches for the target; the drafter still compiles where it can), a
+    recurrent rollback ('replay', 'refeed', 'positions'), 'compiled' or
+    'recompute' (the reference oracle).
     """
     _GENERATE_SIGNATURE.bind(target, drafter, prompt_ids, max_new_tokens, **options)  # a wrong keyword: TypeError
     stats = SpecStats()
@@ -507,7 +516,7 @@ def plain_stream(
     temperature: float = 0.0, top_k: int | None = None, top_p: float | None = None,  # the SamplingPolicy
     min_p: float | None = None,
     seed: int | None = None,
-    strategy="cache",
+    strategy="auto",
 ) -> Iterator[int]:
     """Plain decoding, one target pass per token, yielding ids (the baseline).
 
@@ -524,7 +533,7 @@ def plain_stream(
     if ranks is not None and not policy.greedy and seed is None:  # one key on every rank
         seed = ranks.agree_int(random.SystemRandom().randrange(2**31))
     key = None if policy.greedy else _seed_key(seed)
-    seq = make_sequence(model, strategy)
+    seq = make_sequence(model, _target_strategy(strategy, ranks))
     seq.prefill(prompt)
     nothing = mx.array([], dtype=mx.int32)
 
@@ -548,12 +557,12 @@ def plain_stream(
         token = following
 
 
-def greedy_stream(model, prompt_ids, max_new_tokens: int, *, eos_id=None, strategy="cache") -> Iterator[int]:
+def greedy_stream(model, prompt_ids, max_new_tokens: int, *, eos_id=None, strategy="auto") -> Iterator[int]:
     """Plain greedy decoding as a generator of ids."""
     return plain_stream(model, prompt_ids, max_new_tokens, eos_id=eos_id, strategy=strategy)
 
 
-def greedy_generate(model, prompt_ids, max_new_tokens: int, *, eos_id=None, strategy="cache") -> list[int]:
+def greedy_generate(model, prompt_ids, max_new_tokens: int, *, eos_id=None, strategy="auto") -> list[int]:
     """The target's plain greedy continuation (new ids only): baseline and oracle."""
     return list(greedy_stream(model, prompt_ids, max_new_tokens, eos_id=eos_id, strategy=strategy))
 

@@ -69,11 +69,12 @@ def _parser():
     p.add_argument("--verbose", type=_str2bool, default=True,
                    help="'False' or 'F' prints only the response text (mlx-lm's flag; default True)")
     p.add_argument("--seed", type=int, default=None, help="random seed for sampling (any integer)")
-    p.add_argument("--strategy", default="cache",
-                   choices=["cache", "replay", "refeed", "positions", "compiled", "auto", "recompute"],
-                   help="committed-state strategy (default cache: each layer's cache rolls back by its own rule, "
-                        "recurrent layers by replay; compiled drafter steps where they apply). replay, refeed and "
-                        "positions pick how recurrent layers are rebuilt")
+    p.add_argument("--strategy", default="auto",
+                   choices=["auto", "cache", "replay", "refeed", "positions", "compiled", "recompute"],
+                   help="committed-state strategy (default auto: one compiled step over fixed-size KV buffers where "
+                        "a probe shows it matches the model, else cache). cache: each layer's mlx-lm cache rolls back "
+                        "by its own rule, recurrent layers by replay; replay, refeed and positions pick how recurrent "
+                        "layers are rebuilt")
     p.add_argument("--sharding", default=None, choices=["tensor", "pipeline", "auto"],
                    help="under mlx.launch: shard the target across the processes (auto, the default there: tensor "
                         "where the model supports it, else pipeline); the drafter is whole; only rank 0 prints")
