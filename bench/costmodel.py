@@ -94,54 +94,29 @@ def context_ids(tokenizer, length: int) -> list[int]:
 
 
 class StepTimer:
-    """Times cached forward passes of a model at a fixed context length.
+    """Times passes of a model at a fixed context length, the way the engine runs them: through the
+    committed-state strategy every generator uses by default ('auto': the compiled step where the model
+    supports it; a sharded model passes 'cache').
 
-    The context is prefilled once; each timed pass feeds n tokens, evaluates
-    the logits (the clock is read only after mx.eval returns and the stream is
-    synchronised) and trims the cache back, so every pass sees the same context.
+    The context is prefilled once; each timed pass feeds n tokens (the pending one and n - 1 more),
+    evaluates the logits (the clock is read only after mx.eval returns and the stream is synchronised) and
+    rolls the sequence back, so every pass sees the same context.
     """
 
-    def __init__(self, model, context: list[int]):
-        from mlx_lm.models.cache import make_prompt_cache
-
-        self.model = model
-        self.cache = make_prompt_cache(model)
-        model(mx.array(context)[None], cache=self.cache)
-        mx.eval([c.state for c in self.cache])
-        self.feed = context  # tokens to feed come from the context itself
-
-    def time(self, n_tokens: int) -> float:
-        from mlx_lm.models.cache import trim_prompt_cache
-
-        x = mx.array(self.feed[:n_tokens])[None]
-        mx.synchronize()
-        start = time.perf_counter()
-        out = self.model(x, cache=self.cache)
-        mx.eval(out)
-        mx.synchronize()
-        seconds = time.perf_counter() - start
-        trim_prompt_cache(self.cache, n_tokens)
-        return seconds
-
-
-class DrafterStepTimer:
-    """Times one-token drafter steps the way the engine runs them: through the
-    committed-state strategy a ModelDrafter gets by default ('auto': the
-    compiled step where the model supports it), rolled back after each pass."""
-
-    def __init__(self, model, context: list[int]):
+    def __init__(self, model, context: list[int], strategy: str = "auto"):
         from mlx_specdec.state import make_sequence
 
-        self.seq = make_sequence(model, "auto")
+        self.seq = make_sequence(model, strategy)
         self.seq.prefill(context)
         self.pending = self.seq.pending
-        self.nothing = mx.array([], dtype=mx.int32)
+        self.feed = mx.array(context, dtype=mx.int32)  # tokens to feed come from the context itself
 
     def time(self, n_tokens: int) -> float:
-        assert n_tokens == 1, "a drafter step feeds one token"
+        x = self.feed[: n_tokens - 1]
+        mx.eval(x)
         mx.synchronize()
         start = time.perf_counter()
-        mx.eval(self.seq.extend(self.nothing))
+        mx.eval(self.seq.extend(x))
         mx.synchronize()
         seconds = time.perf_counter() - start
         self.seq.commit(0, self.pending)
@@ -156,7 +131,7 @@ def measure_costs(target, drafter_models: dict, ks, context: list[int], repeats:
     """
     sizes = sorted({1} | {k + 1 for k in ks})
     timers = {"target": StepTimer(target, context)}
-    timers.update({name: DrafterStepTimer(m, context) for name, m in drafter_models.items()})
+    timers.update({name: StepTimer(m, context) for name, m in drafter_models.items()})
     samples: dict[tuple[str, int], list[float]] = {}
     for i in range(warmup + repeats):
         for name, timer in timers.items():

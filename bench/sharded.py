@@ -154,11 +154,13 @@ def measure_rows(target, systems, prompts, max_tokens: int, repeats: int) -> lis
 
 
 def measure_costs(target, whole, systems, ranks, context, ks, repeats: int) -> dict:
-    timers = {"sharded": costmodel.StepTimer(target, context), "whole": costmodel.StepTimer(whole, context)}
+    # mlx-lm's caches for all three, so the sharded and whole passes differ only in the sharding.
+    timers = {"sharded": costmodel.StepTimer(target, context, "cache"),
+              "whole": costmodel.StepTimer(whole, context, "cache")}
     if ranks.sharding == "tensor":  # the same sharded pass with its all_sums made local: its compute alone
-        timers["compute"] = costmodel.StepTimer(target, context)
+        timers["compute"] = costmodel.StepTimer(target, context, "cache")
     drafters = {s["drafter"]: s["make"]() for s in systems if s["kind"] == "model"}
-    dtimers = {name: costmodel.DrafterStepTimer(m, context) for name, m in drafters.items()}
+    dtimers = {name: costmodel.StepTimer(m, context) for name, m in drafters.items()}
     sizes = sorted({1} | {k + 1 for k in ks})
     samples: dict = {}
     for i in range(3 + repeats):
