@@ -237,12 +237,6 @@ def _eos_set(eos_id, vocab=None) -> frozenset[int]:
     return frozenset(int(t) for t in ids)
 
 
-def _target_strategy(strategy, ranks):
-    """A sharded target keeps mlx-lm's caches under 'auto': its layers run collectives, which the
-    compiled step's probe (one rank's single pass) must not trace."""
-    return "cache" if strategy == "auto" and ranks is not None else strategy
-
-
 def _seed_key(seed) -> mx.array:
     """A PRNG key from any Python int: reduced modulo 2**64 (negative and huge seeds included)."""
     if seed is None:
@@ -301,7 +295,6 @@ def speculative_stream(
     # A drafter runs k sequential one-token steps per round, where per-op dispatch
     # dominates: it gets the compiled step where the model supports it, under 'cache' too.
     drafter = as_drafter(drafter, "auto" if strategy in ("cache", "auto") else strategy) if drafting else None
-    strategy = _target_strategy(strategy, ranks)
     target_vocab, draft_vocab = model_vocab_size(target), getattr(drafter, "vocab_size", None)
     if target_vocab is not None and draft_vocab is not None and target_vocab != draft_vocab:
         raise IncompatibleModelsError(
@@ -533,7 +526,7 @@ def plain_stream(
     if ranks is not None and not policy.greedy and seed is None:  # one key on every rank
         seed = ranks.agree_int(random.SystemRandom().randrange(2**31))
     key = None if policy.greedy else _seed_key(seed)
-    seq = make_sequence(model, _target_strategy(strategy, ranks))
+    seq = make_sequence(model, strategy)
     seq.prefill(prompt)
     nothing = mx.array([], dtype=mx.int32)
 

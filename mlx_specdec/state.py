@@ -28,6 +28,7 @@ from mlx_lm.models.cache import make_prompt_cache
 
 from . import caches, replay
 from .model_info import model_context_window, model_name, model_vocab_size, output_projection  # noqa: F401
+from .distributed import ranks_of
 from .errors import SpecDecError
 
 DEFAULT_QUANTIZED_KV_START = 5000  # mlx-lm's: --kv-bits quantizes once the cache holds this many rows
@@ -64,6 +65,14 @@ class _SequenceBase:
         self.hidden = None
         self.committed = 0
         self.pending = mx.array([], dtype=mx.int32)
+
+    def _prefill_call(self, chunk: mx.array, cache) -> mx.array | None:
+        """One prefill call over `chunk`; with ``capture_hidden`` its trunk rows (a trunk drafter can then
+        draft in the first round), else None."""
+        if self.capture_hidden:
+            return self.model.model(chunk[None], cache=cache)[0]
+        self.model(chunk[None], cache=cache)
+        return None
 
     def _logits(self, inputs: mx.array, cache) -> mx.array:
         if not self.capture_hidden:
@@ -169,10 +178,8 @@ class CacheSequence(_SequenceBase):
         caches.set_prefilling(self.cache, True)
         for start in range(0, ids.shape[0] - 1, PREFILL_CHUNK):
             chunk = ids[start : min(start + PREFILL_CHUNK, ids.shape[0] - 1)]
-            if self.capture_hidden:  # a trunk drafter can then draft in the first round
-                rows.append(self.model.model(chunk[None], cache=self.cache)[0])
-            else:
-                self.model(chunk[None], cache=self.cache)
+            row = self._prefill_call(chunk, self.cache)
+            rows += [] if row is None else [row]
             if self.kv_bits is not None and start + chunk.shape[0] >= self.quantized_kv_start:
                 self._quantize_kv()  # as mlx-lm, after the prefill call that reaches the start
             mx.eval(caches.cache_arrays(self.cache), rows)
@@ -359,11 +366,8 @@ class CompiledKVSequence(_SequenceBase):
         head = ids[:-1] if ids.shape[0] > 1 else ids  # one token teaches the buffer shapes
         rows = []
         for start in range(0, head.shape[0], PREFILL_CHUNK):
-            chunk = head[start : start + PREFILL_CHUNK][None]
-            if self.capture_hidden:  # as CacheSequence: a trunk drafter can then draft in the first round
-                rows.append(self.model.model(chunk, cache=scratch)[0])
-            else:
-                self.model(chunk, cache=scratch)
+            row = self._prefill_call(head[start : start + PREFILL_CHUNK], scratch)
+            rows += [] if row is None else [row]
             mx.eval([c.state for c in scratch], rows)
         self.committed = ids.shape[0] - 1
         self.hidden = mx.concatenate(rows) if rows and self.committed else None
@@ -432,7 +436,11 @@ def compiled_step_works(model) -> bool:
     Models that build their own masks or use the cache offset as a Python int
     (e.g. learned positions) either fail to trace or attend to masked rows;
     a two-token probe catches both. The answer is remembered on the model.
+    A sharded model is never compiled: its layers run collectives, which one
+    rank's probe must not trace.
     """
+    if ranks_of(model) is not None:
+        return False
     known = getattr(model, "_specdec_compiled_ok", None)
     if known is not None:
         return known
