@@ -11,7 +11,7 @@ The drafter is a model sharing the target's tokenizer, an MTP head folder
 from __future__ import annotations
 
 import argparse
-
+import os
 import sys
 import time
 
@@ -158,10 +158,17 @@ def main(argv=None) -> int:
     args = _parser().parse_args(argv)
     rank = mx.distributed.init().rank()
     if rank != 0:  # under mlx.launch only rank 0 prints; every rank's errors still reach stderr
-        import os
-
         sys.stdout = open(os.devnull, "w")
-    return run_main(_run_rank, args, json_errors=args.json and rank == 0)
+    code = run_main(_run_rank, args, json_errors=args.json and rank == 0)
+    if code != 0 and mx.distributed.init().size() > 1:
+        # mlx.launch stops every rank with SIGTERM once one exits non-zero. A normal interpreter exit closes
+        # this rank's sockets (finalisation) well before the process is gone, so the peer that notices the
+        # loss can exit first and get this rank killed instead of reporting its own code (130 after Ctrl-C).
+        # Leaving at once makes the socket close and the exit one moment.
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code)
+    return code
 
 
 def _run_rank(args) -> int:
