@@ -295,18 +295,25 @@ def test_training_keeps_the_weights_that_scored_best_on_the_yardstick(tmp_path, 
     assert "yardstick loss | 1.0000" in (tmp_path / "model" / "README.md").read_text()
 
 
-def test_a_calibrated_run_saves_the_module_it_trained(tmp_path):
+def test_a_calibrated_run_saves_the_module_it_trained(tmp_path, monkeypatch):
     """--time-budget-min calibrates on probe steps, then resets the task to a fresh module: the loop
-    must train (and the trainer save) that fresh module, not the probe's (a head shipped untrained once)."""
+    must train (and the trainer save) that fresh module, not the probe's (a head shipped untrained once).
+
+    The loop reads a fake clock (0.05 s a reading), so the calibrated length and the budget's stop do not
+    depend on the machine's load (on the wall clock a loaded machine calibrated too few steps to learn)."""
     import math
+    import types
 
     from mlx_specdec.train import TrainConfig, evaluate_models, train
+    from mlx_specdec.training import loop
 
+    readings = iter(range(10**9))
+    monkeypatch.setattr(loop, "time", types.SimpleNamespace(perf_counter=lambda: 0.05 * next(readings)))
     cfg = TrainConfig(preset="storylm-tiny", time_budget_min=0.15, eval_every=10, train_stories=300,
                       valid_stories=30, vocab_size=400, tokenizer_stories=300, seq_len=32, batch_size=8, quiet=True,
                       run_dir=str(tmp_path / "run"), out=str(tmp_path / "model"), no_yardstick=True)
     summary = train(cfg)
-    assert summary["steps"] >= 10
+    assert summary["stop_reason"] == "time budget" and summary["steps"] >= 100, summary["steps"]
     (saved,) = evaluate_models([tmp_path / "model"], n_stories=30, seq_len=32, shapes_stories=0)
     assert abs(saved["valid_loss"] - summary["valid_loss"]) < 0.05
     assert saved["valid_loss"] < math.log(400) - 0.5  # trained, not the fresh initialisation (~ln 400)
