@@ -44,12 +44,17 @@ def encode_split(cfg, tok, split: str, n: int):
 
 
 def corpus_files_stamp(corpus: str) -> list:
-    """For a corpus read from files: each split file's name, size and modification time, so a cache
-    made from an older version of the files (a corpus written again in place) is not reused."""
+    """What a corpus's text depends on besides its spec, so a cache made from older text is not reused:
+    for a corpus read from files, each split file's name, size and modification time (a corpus written
+    again in place); for the bundled one, the digest of its written stories (stories added or edited)."""
     from ..data import parse_corpus
     from ..data.tinystories import split_files
+    from ..data.written import written_digest
 
-    if parse_corpus(corpus)[0] != "path":
+    kind = parse_corpus(corpus)[0]
+    if kind == "bundled":
+        return [["written", written_digest()]]
+    if kind != "path":
         return []
     stamp = []
     for split in ("train", "valid"):

@@ -12,12 +12,13 @@ story shares an 8-word sequence with it.
 
 from __future__ import annotations
 
+import hashlib
 from functools import lru_cache
 from importlib import resources
 
 from ..yardstick import parse_stories
 
-__all__ = ["written_stories"]
+__all__ = ["written_stories", "written_digest"]
 
 
 @lru_cache(maxsize=1)
@@ -26,3 +27,10 @@ def written_stories() -> tuple[str, ...]:
     folder = resources.files(__name__)
     files = sorted((f for f in folder.iterdir() if f.name.endswith(".txt")), key=lambda f: f.name)
     return tuple(s for f in files for s in parse_stories(f.read_text(encoding="utf-8")))
+
+
+@lru_cache(maxsize=1)
+def written_digest() -> str:
+    """A short digest of every written story: part of a bundled corpus's token-cache key, so a cache
+    tokenized before stories were added (or edited) is not reused."""
+    return hashlib.sha256("\n---\n".join(written_stories()).encode("utf-8")).hexdigest()[:16]
