@@ -1,13 +1,19 @@
 """Stories written by the project's writers for training (not generated).
 
-The generator's plots are templates, however many; these ~1,000 stories are
+The generator's plots are templates, however many; these ~2,700 stories are
 free prose in the same register (simple words, one small arc, dialogue),
-written for mlx-specdec in November 2026 by the team's writing agents, one file
-per theme, under the project's licence (MIT). They are part of the bundled
-corpus's training split only (`data.generator`), drawn for about three training
-stories in ten (`generator.WRITTEN_SHARE`). They were written without sight of the
-hand-written yardstick (`data/yardstick/`), and a test checks that no written
-story shares an 8-word sequence with it.
+written for mlx-specdec in November and December 2026 by the team's writing
+agents (language models working as members of the team), one file per theme,
+under the project's licence (MIT). set1-set12 (1,071 stories) came first;
+set13-set24 (1,670, themes from school days to silly cumulative tales, with
+varied openings, sentence forms and names) were added on 2026-12-01 so that a
+30M model is not fed the same few stories many times over. They are part of
+the bundled corpus's training split only (`data.generator`), drawn for about
+three training stories in ten (`generator.WRITTEN_SHARE`; `bundled:written=S`
+sets the share). They were written without sight of the hand-written
+yardstick (`data/yardstick/`), and a test checks that no written story shares
+an 8-word sequence with it (the ten new stories that did were dropped, not
+edited).
 """
 
 from __future__ import annotations
