@@ -129,24 +129,73 @@ def json_record(record: dict) -> str:
     return json.dumps(finite(record), allow_nan=False)
 
 
-def add_config_flags(p, config_class) -> None:
-    """One flag per field of a trainer config; numbers must be finite, within HYPERPARAMETER_RANGES."""
-    from dataclasses import fields
+# What each trainer flag means, for --help (the StoryLM and MTP trainers share most of them).
+CONFIG_FLAG_HELP = {
+    "out": "the model folder written at the end (refused if it holds something else; see --overwrite)",
+    "run_dir": "where the checkpoint, the training curves and the token cache live",
+    "corpus": "'bundled', 'bundled:written=S' (the written stories' share of training draws), "
+              "'hub[:repo]' or a TinyStories file/folder",
+    "train_stories": "training stories read from the corpus",
+    "valid_stories": "validation stories read from the corpus",
+    "data_seed": "which bundled stories are generated",
+    "seq_len": "tokens per training row",
+    "batch_size": "rows per step",
+    "lr": "peak learning rate (after warmup, then cosine decay)",
+    "min_lr_ratio": "the cosine's floor, as a share of --lr",
+    "warmup": "steps of linear warmup",
+    "weight_decay": "AdamW weight decay",
+    "grad_clip": "clip the gradient's global norm to this",
+    "max_steps": "length of the schedule in steps",
+    "time_budget_min": "wall-clock budget in minutes; without --max-steps the schedule's length is calibrated to it",
+    "eval_every": "validate every this many steps",
+    "eval_rows": "validation rows scored at each periodic validation (the final one scores them all)",
+    "ckpt_every": "write the checkpoint every this many steps (atomically)",
+    "log_every": "print progress every this many steps",
+    "seed": "initialisation and the order rows are read in",
+    "resume": "continue the run in --run-dir from its last checkpoint",
+    "quiet": "no progress output",
+    "overwrite": "replace --out when it holds an earlier result of the same kind",
+    "preset": "model size",
+    "tokenizer": "a sentencepiece model to use (trained into the run folder when not given)",
+    "vocab_size": "pieces of a newly trained tokenizer",
+    "tokenizer_stories": "stories a new tokenizer is trained on",
+    "data_cache": "folder of the token cache (default: the run folder)",
+    "sample_tokens": "tokens of each greedy sample in the model card",
+    "no_yardstick": "keep the final weights instead of the ones that scored best on the hand-written stories",
+    "init_from": "a store folder of the same preset and tokenizer whose weights start the run",
+    "base": "the frozen base model the head drafts for",
+    "depth": "tokens the head proposes past the trunk's own next token",
+    "n_modules": "depth modules (one per depth, DeepSeek-style, or shared)",
+    "n_blocks": "transformer blocks per module",
+    "depth_decay": "loss weight of depth d is depth_decay**(d-1)",
+    "rollout_stride": "depths >= 2 train at every stride-th position",
+}
+
+
+def add_config_flags(p, config_class, defaults: dict | None = None) -> None:
+    """One flag per field of a trainer config, with its help and default; numbers must be finite, within
+    HYPERPARAMETER_RANGES. `defaults` names the fields whose default depends on something else (a preset)."""
+    from dataclasses import MISSING, fields
 
     from ..training.loop import HYPERPARAMETER_RANGES
 
     for f in fields(config_class):
         flag = "--" + f.name.replace("_", "-")
+        text = CONFIG_FLAG_HELP.get(f.name, "")
         if f.type in ("bool", bool):
-            p.add_argument(flag, action="store_true")
+            p.add_argument(flag, action="store_true", help=text)
             continue
+        if defaults and f.name in defaults:
+            text += f" (default: {defaults[f.name]})"
+        elif f.default is not MISSING and f.default is not None:
+            text += f" (default: {f.default:,})" if isinstance(f.default, int) else f" (default: {f.default})"
         kind = {"int": int, "float": float}.get(str(f.type).split(" |")[0].strip())
         if kind is None:
-            p.add_argument(flag, default=None)
+            p.add_argument(flag, default=None, help=text)
             continue
         low, high, low_open = HYPERPARAMETER_RANGES.get(f.name, (None, None, False))
         p.add_argument(flag, type=number(kind, low=low, high=None if high == math.inf else high, low_open=low_open),
-                       default=None)
+                       default=None, help=text)
 
 
 def given_flags(args, config_class) -> dict:

@@ -15,9 +15,11 @@ from .common import Parser, add_config_flags, given_flags, run_main
 
 def parse_args(argv=None):
     p = Parser(prog=PROG, description=__doc__.splitlines()[0].split(": ", 1)[1])
-    add_config_flags(p, TrainConfig)
+    by_preset = {k for d in PRESET_DEFAULTS.values() for k in d}
+    add_config_flags(p, TrainConfig, {k: "per --preset" for k in by_preset})
     p.add_argument("--ladder", action="store_true", help="train the --ladder-presets in turn on one shared tokenizer")
-    p.add_argument("--ladder-presets", default="storylm-1m,storylm-5m,storylm-30m")
+    p.add_argument("--ladder-presets", default="storylm-1m,storylm-5m,storylm-30m",
+                   help="comma-separated presets for --ladder (default: %(default)s)")
     p.add_argument("--evaluate", nargs="+", metavar="MODEL",
                    help="only report these store folders' held-out losses: the corpus's valid split (--corpus, "
                         "--valid-stories, --seq-len), the held-out plot shapes and the hand-written yardstick")
