@@ -322,6 +322,9 @@ def test_a_calibrated_run_saves_the_module_it_trained(tmp_path, monkeypatch):
 def test_init_from_continues_a_stored_model_and_its_card_says_so(tmp_path, tok):
     """--init-from: the run starts from a store folder's weights (its first loss is the stored model's,
     not the fresh initialisation's), and the card names the folder and counts both runs' tokens."""
+    from mlx_specdec.data.written import written_digest, written_stories
+    from mlx_specdec.training.data import corpus_description
+
     first = tmp_path / "first"
     summary = train(tiny(tmp_path / "a", tok, max_steps=40, out=str(first), sample_tokens=4, no_yardstick=True))
     more = train(tiny(tmp_path / "b", tok, max_steps=10, log_every=1, seed=1, out=str(tmp_path / "more"),
@@ -338,8 +341,12 @@ def test_init_from_continues_a_stored_model_and_its_card_says_so(tmp_path, tok):
     other = train(tiny(tmp_path / "d", tok, max_steps=2, corpus="bundled:written=0.6", out=str(tmp_path / "other"),
                        sample_tokens=2, no_yardstick=True, init_from=str(first)))
     assert other["steps"] == 2
-    assert f"trained before on {40 * 8 * 64:,} tokens of bundled ({42 * 8 * 64:,} in all)" in \
-        (tmp_path / "other" / "README.md").read_text()
+    other_card = (tmp_path / "other" / "README.md").read_text()
+    assert f"trained before on {40 * 8 * 64:,} tokens of {corpus_description('bundled')} ({42 * 8 * 64:,} in all)" \
+        in other_card
+    # a bundled corpus is named with the written stories it held (the same spec read fewer before set13-24)
+    assert f"| corpus | bundled:written=0.6 ({len(written_stories()):,} written stories, digest {written_digest()}) |" \
+        in other_card
 
 
 @pytest.mark.parametrize("preset, message", [("storylm-1m", "holds preset 'storylm-tiny', not 'storylm-1m'"),

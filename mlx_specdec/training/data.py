@@ -66,6 +66,17 @@ def corpus_files_stamp(corpus: str) -> list:
     return stamp
 
 
+def corpus_description(corpus: str) -> str:
+    """A corpus as a model card names it: its spec, and for the bundled corpus which written stories it held
+    (their number and digest: the same spec read other stories before set13-set24 were added)."""
+    from ..data import parse_corpus
+    from ..data.written import written_digest, written_stories
+
+    if parse_corpus(corpus)[0] == "bundled":
+        return f"{corpus} ({len(written_stories()):,} written stories, digest {written_digest()})"
+    return corpus
+
+
 def tokenized_corpus(cfg, tok, cache_dir: Path, log=print) -> tuple[np.ndarray, np.ndarray]:
     """The train and valid splits as flat token arrays, cached in `cache_dir`.
 

@@ -39,7 +39,7 @@ from ..models.head_store import CURVES, PLOT, save_head
 from ..models.mtp_head import MTPConfig, MTPHead, mtp_loss, mtp_rollout, weights_fingerprint
 from ..state import output_projection
 from . import loop
-from .data import tokenized_corpus
+from .data import corpus_description, tokenized_corpus
 
 PROG = "python -m mlx_specdec.mtp train"
 
@@ -249,7 +249,7 @@ def train(cfg: MTPTrainConfig, base=None, tok=None, invocation: str | None = Non
     if cfg.out:
         base_file = Path(cfg.base) / "model.safetensors"
         card = dict(
-            base=cfg.base, corpus=f"{cfg.corpus} ({stories:,} train stories)",
+            base=cfg.base, corpus=f"{corpus_description(cfg.corpus)} ({stories:,} train stories)",
             steps=summary["steps"], tokens_seen=summary["tokens_seen"], batch=f"{cfg.batch_size} x {cfg.seq_len} tokens",
             loss=f"cross-entropy at depths 1..{cfg.depth}, weights {', '.join(f'{w:.2f}' for w in task.weights)}",
             optimizer=loop.optimizer_line(cfg), wall_time=f"{summary['wall_time_s'] / 60:.1f} min", machine=loop.machine(),

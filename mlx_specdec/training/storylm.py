@@ -38,7 +38,7 @@ from ..models.hybrid import HYBRID_PRESETS, architecture, build_hybrid, context_
 from ..models.storylm import PRESETS, build, num_parameters, preset
 from . import loop
 from .checkpoints import CKPT
-from .data import encode_split, get_tokenizer, pack, tokenized_corpus
+from .data import corpus_description, encode_split, get_tokenizer, pack, tokenized_corpus
 
 SAMPLE_PROMPTS = ("Once upon a time", "One day, a little", "Tom and his dog")
 PROG = "python -m mlx_specdec.train"
@@ -352,11 +352,11 @@ def train(cfg: TrainConfig, tok=None, invocation: str | None = None) -> dict:
         model = task.module
         samples = [(p, greedy_sample(model, tok, p, cfg.sample_tokens)) for p in SAMPLE_PROMPTS]
         card = dict(
-            preset=cfg.preset, corpus=cfg.corpus,
+            preset=cfg.preset, corpus=corpus_description(cfg.corpus),
             train_stories=cfg.train_stories, tokens_seen=summary["tokens_seen"],
             **({"initialised_from": f"{source['folder']}, " + (
                 f"trained before on {source['tokens_seen']:,} tokens of "
-                + ("this corpus" if source["corpus"] in (None, cfg.corpus) else f"{source['corpus']}")
+                + ("this corpus" if source["corpus"] in (None, corpus_description(cfg.corpus)) else source["corpus"])
                 + f" ({source['tokens_seen'] + summary['tokens_seen']:,} in all)"
                 if source["tokens_seen"] else "whose card does not say how many tokens it saw")}
                if source else {}),
