@@ -156,11 +156,12 @@ def _timed(stream, on_item=None):
 
 def main(argv=None) -> int:
     args = _parser().parse_args(argv)
-    rank = mx.distributed.init().rank()
+    group = mx.distributed.init()
+    rank = group.rank()
     if rank != 0:  # under mlx.launch only rank 0 prints; every rank's errors still reach stderr
         sys.stdout = open(os.devnull, "w")
     code = run_main(_run_rank, args, json_errors=args.json and rank == 0)
-    if code != 0 and mx.distributed.init().size() > 1:
+    if code != 0 and group.size() > 1:
         # mlx.launch stops every rank with SIGTERM once one exits non-zero. A normal interpreter exit closes
         # this rank's sockets (finalisation) well before the process is gone, so the peer that notices the
         # loss can exit first and get this rank killed instead of reporting its own code (130 after Ctrl-C).
