@@ -11,7 +11,9 @@ text as it changes:
   around its one sync point, so it holds every cost the round has (drafter
   steps, the verification pass, the verdict, the commit, host Python), not
   just those a cost model names: a least-squares line T(k) = a + b k fitted
-  to the rounds seen, and T(0) measured on rounds without drafts.
+  to the rounds seen, and T(0), the same decayed mean over the rounds without
+  drafts (so the first of a run of plain steps, which is not yet pipelined and
+  runs slow, fades as fast as any other sample).
 
 The choice is argmax_k E(k) / T(k) over 0..k_max. k = 0 is a plain step of
 the target (the loop runs it as the plain loop's pipelined step where the
@@ -43,7 +45,7 @@ class AdaptiveK:
     _succ: float = field(default=0.0, init=False)
     _fail: float = field(default=0.0, init=False)
     _fit: list = field(default_factory=lambda: [0.0] * 5, init=False)  # sums: w, wk, wk^2, wT, wkT
-    _t0: float | None = field(default=None, init=False)
+    _t0: list = field(default_factory=lambda: [0.0, 0.0], init=False)  # decayed sums of plain rounds: w, wT
     _round: int = field(default=0, init=False)
     _last: int = field(default=0, init=False)
     history: list = field(default_factory=list, init=False, repr=False)  # k chosen per round
@@ -51,6 +53,20 @@ class AdaptiveK:
     def __post_init__(self):
         if self.k_max < 1 or not 0 <= self.k_start <= self.k_max:
             raise ValueError(f"need 1 <= k_max and 0 <= k_start <= k_max, got {self.k_max}, {self.k_start}")
+
+    def warm_start(self, earlier: "AdaptiveK", weight: float = 4.0) -> None:
+        """Start from what an earlier generation of the same pair learned, its evidence shrunk to at most
+        `weight` rounds' worth, so this text's own rounds take over within a few rounds. The opening
+        rounds (two different k, to give the line a slope) are then skipped."""
+        def shrunk(sums, total):
+            scale = min(1.0, weight / total) if total > 0 else 0.0
+            return [v * scale for v in sums]
+
+        self._fit = shrunk(earlier._fit, earlier._fit[0])
+        self._t0 = shrunk(earlier._t0, earlier._t0[0])
+        self._succ, self._fail = shrunk([earlier._succ, earlier._fail], earlier._succ + earlier._fail)
+        if self._fit[0] > 0:
+            self._round = max(self._round, 2)
 
     @property
     def alpha(self) -> float:
@@ -64,8 +80,8 @@ class AdaptiveK:
     def round_time(self, k: int) -> float | None:
         """The fitted seconds of a round of k drafts; None until there is data."""
         w, wk, wk2, wt, wkt = self._fit
-        if k == 0 and self._t0 is not None:
-            return self._t0
+        if k == 0 and self._t0[0] > 0:
+            return self._t0[1] / self._t0[0]
         if w <= 0:
             return None
         det = w * wk2 - wk * wk
@@ -104,10 +120,34 @@ class AdaptiveK:
         """Feed back one round: how many drafts it had, how many were accepted, its wall time."""
         d = self.decay
         if drafted == 0:  # a plain step: its time, and nothing about acceptance
-            self._t0 = seconds if self._t0 is None else d * self._t0 + (1 - d) * seconds
+            t0 = self._t0
+            t0[0], t0[1] = d * t0[0] + 1.0, d * t0[1] + seconds
             return
         self._succ = d * self._succ + accepted
         self._fail = d * self._fail + (1 if accepted < drafted else 0)
         s = self._fit
         for i, v in enumerate((1.0, drafted, drafted * drafted, seconds, drafted * seconds)):
             s[i] = d * s[i] + v
+
+
+def for_pair(target, drafter, **options) -> AdaptiveK:
+    """An AdaptiveK for one generation, warm-started from the last one of the same target and drafter
+    in this process (their round times and acceptance), so that each generation does not pay again to
+    learn what a round costs. The memory lives on the target model, one entry per drafter."""
+    memory = target.__dict__.setdefault("_specdec_adaptive", {}) if hasattr(target, "__dict__") else {}
+    key = _drafter_key(drafter)
+    adaptive = AdaptiveK(**options)
+    if key in memory:
+        adaptive.warm_start(memory[key])
+    memory[key] = adaptive  # the live estimate: the next generation starts from wherever this one ends
+    return adaptive
+
+
+def _drafter_key(drafter) -> tuple:
+    """What identifies a drafter's costs: its class, and the model or head it runs (the same
+    object from one generation to the next), or its settings for a model-free drafter."""
+    inner = getattr(drafter, "model", None) or getattr(drafter, "head", None)
+    if inner is not None:
+        return type(drafter).__name__, id(inner)
+    return type(drafter).__name__, tuple(sorted((k, v) for k, v in vars(drafter).items()
+                                                if isinstance(v, (int, float, str, bool))))

@@ -56,6 +56,17 @@ class ModelDrafter:
     def prefill(self, prompt_ids) -> None:
         self.seq.prefill(prompt_ids)
 
+    def catch_up(self) -> None:
+        """Feed now, in one pass, the tokens a run of plain steps queued here unfed (keeping the last
+        one pending, as after any round), and wait for it: work those steps owed, so that the next
+        round's time is that of a round of its k. A no-op after a drafting round (1 or 2 pending)."""
+        pending = self.seq.pending
+        if pending.shape[0] <= 2:
+            return
+        self.seq.commit(0, pending[:-1])
+        mx.eval(self.seq.extend(EMPTY)[-1:])
+        self.seq.commit(pending.shape[0] - 1, pending[-1:])
+
     def propose(self, k, policy, key):
         self._n_pending = self.seq.pending.shape[0]
         if k == 0:

@@ -24,7 +24,7 @@ from typing import Iterable, Iterator
 
 import mlx.core as mx
 
-from .adaptive import AdaptiveK
+from .adaptive import for_pair as adaptive_for_pair
 from .distributed import ranks_of, resolve_draft_on
 from .drafters import as_drafter
 from .errors import IncompatibleModelsError, SpecDecError
@@ -309,7 +309,7 @@ def speculative_stream(
     target_seq.prefill(prompt)
     if drafting:
         drafter.prefill(prompt)
-    adaptive = AdaptiveK() if k == "auto" else None
+    adaptive = adaptive_for_pair(target, drafter) if k == "auto" else None
     produced = 0
     carried = None  # a k already chosen for the next round (by a run of plain steps that ended)
     # A round without drafts is a plain step, and a drafter that says so (its commit never reads the
@@ -396,6 +396,10 @@ def speculative_stream(
             key, draft_key, verify_key = mx.random.split(key, 3)
         if profile is not None:
             profile.mark("host")
+        if adaptive is not None and hasattr(drafter, "catch_up"):
+            # After a run of plain steps: the drafter's catch-up is their debt, not this round's cost.
+            drafter.catch_up()
+            started = time.perf_counter()
         if drafting:
             drafts, draft_probs = drafter.propose(k_round, policy, draft_key)
         else:  # rank 0's drafts arrive in the agree below

@@ -288,3 +288,66 @@ def test_prompt_lookup_index_agrees_with_the_scan():
             d.tokens += [rng.randrange(6) for _ in range(rng.randrange(1, 3))]
         d.prefill([1, 2, 1, 2])  # a new list: the index starts again
         assert d.lookup(3) == d.lookup_scan(3)
+
+
+def test_the_plain_step_time_is_the_decayed_mean_of_every_plain_round():
+    """T(0) weighs its samples as the line weighs its points (decayed sum over decayed weight): the first
+    plain step of a run, which is not yet pipelined and runs slow, fades as fast as any other."""
+    ctrl = AdaptiveK()
+    samples = [9e-3] + [5e-3] * 5
+    for t in samples:
+        ctrl.update(0, 0, t)
+    weights = [ctrl.decay ** (len(samples) - 1 - i) for i in range(len(samples))]
+    assert ctrl.round_time(0) == pytest.approx(sum(w * t for w, t in zip(weights, samples)) / sum(weights))
+    assert ctrl.round_time(0) < 6e-3  # an average seeded by its first sample would still say 7.6 ms
+
+
+def test_a_model_drafter_catches_up_outside_the_round_it_times(monkeypatch):
+    """After a run of plain steps a model drafter owes their tokens; it feeds them before the round's
+    clock starts, so a round of k drafts is timed alike after plain steps or after drafting.
+    (Fake clock: a target pass 1 s + 0.5 s a row, a drafter pass 0.3 s + 0.1 s a row.)"""
+    import importlib
+
+    from mlx_specdec import adaptive
+
+    seen = []
+
+    class Recording(AdaptiveK):
+        def update(self, drafted, accepted, seconds):
+            seen.append((drafted, seconds))
+            super().update(drafted, accepted, seconds)
+
+        def choose(self):  # two rounds of two drafts, then three plain steps, again and again
+            self._round += 1
+            return [2, 2, 0, 0, 0][self._round % 5]
+
+    monkeypatch.setattr(adaptive, "AdaptiveK", Recording)
+    clock = [0.0]
+    monkeypatch.setattr(importlib.import_module("mlx_specdec.generate").time, "perf_counter", lambda: clock[0])
+    target, drafter = CostedLM(clock, 1.0, 0.5, 8, seed=3, sharpness=3.0), CostedLM(clock, 0.3, 0.1, 8, seed=4)
+    out, _ = speculative_generate(target, drafter, [1, 2], 60, k="auto", strategy="cache")
+    assert out == greedy_generate(TableLM(8, seed=3, sharpness=3.0), [1, 2], 60)
+    after_plain = [s for (d, s), (d0, _) in zip(seen[1:], seen) if d == 2 and d0 == 0]
+    assert len(after_plain) >= 5
+    # A round of two drafts: the target's 3-row pass, the drafter's two steps (1 or 2 rows, then 1).
+    # Fed inside the round, the 4 or 5 tokens three plain steps queued would have added 0.3 s or more.
+    longest = 1.0 + 0.5 * 3 + (0.3 + 0.1 * 2) + (0.3 + 0.1)
+    assert all(s <= longest + 1e-9 for d, s in seen if d == 2)
+
+
+def test_a_generation_starts_from_what_the_last_one_of_the_same_pair_learned():
+    from mlx_specdec.adaptive import for_pair
+    from mlx_specdec.drafters import ModelDrafter, PromptLookupDrafter
+
+    target, small = TableLM(8, seed=3), TableLM(8, seed=4)
+    first = for_pair(target, ModelDrafter(small))
+    feed(first, 60, accept_rate=0.05, t0=4e-3, per_draft=2e-3, base=5e-3)
+    assert first.best() == 0
+    second = for_pair(target, ModelDrafter(small))  # a new drafter object around the same model
+    assert second.choose() == 0  # no opening rounds at k_start: it already knows drafting does not pay
+    assert second.round_time(0) == pytest.approx(4e-3)
+    assert second._fit[0] == pytest.approx(min(4.0, first._fit[0])) and second._t0[0] == pytest.approx(4.0)
+    assert second.alpha == pytest.approx(first.alpha, abs=0.15)  # the evidence, shrunk toward the prior
+    # Another drafter, or another target, starts from nothing.
+    assert for_pair(target, PromptLookupDrafter()).choose() == AdaptiveK().k_start
+    assert for_pair(TableLM(8, seed=3), ModelDrafter(small)).choose() == AdaptiveK().k_start
