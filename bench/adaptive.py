@@ -113,6 +113,30 @@ def render(result: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
+def readme_block(result: dict, source: str) -> str:
+    """The README's table: per prompt set and drafter, k="auto" beside the best fixed k of the same run,
+    from a committed results file (`source`, repo-relative)."""
+    h = result["header"]
+    lines = [f"{h['target']} as the target, {h['date']}, {h['machine']}, greedy, every output identical to plain "
+             f"greedy; speedup = tokens/s over plain decoding of the same prompt, median [quartiles]. From "
+             f"[`{source}`]({source}) (`{h['command']}`).", "",
+             "| prompt set | drafter | k = auto | tokens/pass | best fixed k | auto / best fixed |",
+             "|---|---|---:|---:|---:|---:|"]
+    rows = result["rows"]
+    for set_name in dict.fromkeys(r.get("prompt_set", "stories") for r in rows):
+        for drafter in dict.fromkeys(r["drafter"] for r in rows):
+            mine = [r for r in rows if r.get("prompt_set", "stories") == set_name and r["drafter"] == drafter]
+            auto = next((r for r in mine if r["k"] == "auto"), None)
+            fixed = [r for r in mine if r["k"] != "auto"]
+            if auto is None or not fixed:
+                continue
+            best = max(fixed, key=lambda r: r["speedup"]["median"])
+            lines.append(f"| {set_name} | {drafter} | {speedup_cell(auto['speedup'])} | {auto['tokens_per_pass']:.2f} | "
+                         f"{best['speedup']['median']:.2f}x (k={best['k']}) | "
+                         f"{auto['speedup']['median'] / best['speedup']['median']:.2f} |")
+    return "\n".join(lines)
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(prog="python -m bench.adaptive", description=__doc__.splitlines()[0])
     p.add_argument("--target", default="storylm-5m")

@@ -91,6 +91,8 @@ def main(argv=None) -> int:
     p.add_argument("--max-tokens", type=int, default=96)
     p.add_argument("--prompts", type=int, default=6)
     p.add_argument("--repeats", type=int, default=2)
+    p.add_argument("--rungs", default=",".join(EVALUATED),
+                   help=f"models whose losses are scored, comma-separated (default: {','.join(EVALUATED)})")
     p.add_argument("--valid-stories", type=int, default=2000)
     p.add_argument("--shapes-stories", type=int, default=500, help="stories of the held-out plot shapes scored")
     p.add_argument("--models", default=str(ROOT / "models"), help="the folder holding the rungs")
@@ -98,7 +100,11 @@ def main(argv=None) -> int:
     args = p.parse_args(argv)
     try:
         models = Path(args.models)
-        rows_loss = losses(models, valid_stories=args.valid_stories, shapes_stories=args.shapes_stories)
+        rungs = tuple(filter(None, (r.strip() for r in args.rungs.split(","))))
+        missing = [r for r in rungs if not (models / r).is_dir()]
+        if not rungs or missing:
+            raise SpecDecError(f"--rungs: no model folder {', '.join(missing) or '(none given)'} in {models}")
+        rows_loss = losses(models, rungs, valid_stories=args.valid_stories, shapes_stories=args.shapes_stories)
         ks = [k if k == "auto" else int(k) for k in args.ks.split(",") if k]
         rows = []
         by_target: dict[str, list[str]] = {}

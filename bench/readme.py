@@ -67,6 +67,11 @@ def ladder_file(root: Path = ROOT) -> Path | None:
     return found[-1] if found else None
 
 
+def adaptive_file(root: Path = ROOT) -> Path | None:
+    found = sorted((root / "bench" / "results").glob("*-adaptive-storylm-5m.json"))
+    return found[-1] if found else None
+
+
 def sharded_file(root: Path = ROOT) -> Path | None:
     found = sorted((root / "bench" / "results").glob("*-sharded-*.json"))
     return found[-1] if found else None
@@ -125,7 +130,7 @@ def bench_table(result: dict) -> str:
     The MTP head's figures come from its own file (the `mtp-head` block)."""
     rows = [r for r in result["rows"] if r["mode"] == "greedy"]
     plain = [r for r in rows if r["kind"] == "plain"]
-    models = sorted((r for r in rows if r["kind"] == "model"), key=lambda r: (r["drafter"], r["k"], r["impl"] != "ours"))
+    models = sorted((r for r in rows if r["kind"] == "model"), key=lambda r: (r["drafter"], r["k"] if isinstance(r["k"], int) else 99, r["impl"] != "ours"))
     lookup = [r for r in rows if r["kind"] == "lookup" and r["impl"] == "ours"]
     best_lookup = [max(lookup, key=lambda r: r["tokens_per_s"]["median"])] if lookup else []
     lines = ["| system (greedy) | k | tokens / target pass | acceptance | tokens/s | x plain (IQR) | identical to plain |",
@@ -311,6 +316,11 @@ def render(readme_text: str, root: Path = ROOT) -> str:
         from .ladder import readme_block as ladder_block
 
         blocks["ladder"] = ladder_block(json.loads(ladder.read_text()), _rel(ladder, root))
+    adaptive = adaptive_file(root)
+    if adaptive is not None:
+        from .adaptive import readme_block as adaptive_block
+
+        blocks["adaptive"] = adaptive_block(json.loads(adaptive.read_text()), _rel(adaptive, root))
     sharded = sharded_file(root)
     if sharded is not None:
         from .sharded import readme_block as sharded_block

@@ -46,6 +46,11 @@ def table_rows(result: dict) -> list[list[str]]:
     return out
 
 
+def fixed_k(r: dict) -> bool:
+    """A row at a pinned draft length (not plain, not k="auto")."""
+    return isinstance(r.get("k"), int) and r["k"] > 0
+
+
 def _best(rows, **where):
     cands = [r for r in rows if all(r.get(k) == v for k, v in where.items()) and r["k"]]
     return max(cands, key=lambda r: r["tokens_per_s"]["median"]) if cands else None
@@ -79,6 +84,12 @@ def headlines(result: dict) -> list[str]:
             f"(paired per generation; interquartile range {lo:.2f}-{hi:.2f}x), "
             f"{best['tokens_per_pass']:.2f} tokens per target pass."
         )
+    for mode in ("greedy", "sampled"):  # the generator's default draft length
+        auto = [r for r in rows if r["impl"] == "ours" and r["mode"] == mode and r["k"] == "auto"]
+        if auto:
+            lines.append(f"Default settings (k=auto, each round picks its k, 0 included), {mode}: " + ", ".join(
+                f"{r['drafter']} {r['speedup_vs_plain']['median']:.2f}x plain ({r['tokens_per_pass']:.2f} tokens/pass)"
+                for r in auto) + ".")
     # The honest verdict: accounting vs clock.
     gained = [r for r in rows if r["k"] and r["impl"] == "ours" and r["tokens_per_pass"] > 1.05]
     no_clock = [r for r in gained if r["speedup_vs_plain"]["median"] < 1.0]
@@ -178,7 +189,7 @@ def cost_lines(result: dict) -> list[str]:
         "Drafter/target cost ratio c: " + ", ".join(f"{n}: {v:.3f}" for n, v in c["c"].items()) + ".",
     ]
     for name, ratio in c["c"].items():
-        longest = max((r["k"] for r in result.get("rows", []) if r.get("drafter") == name and r.get("k")), default=None)
+        longest = max((r["k"] for r in result.get("rows", []) if r.get("drafter") == name and fixed_k(r)), default=None)
         v_k = {k: v for k, v in c["v_k"].items() if longest is None or int(k) <= longest}
         if v_k:
             k, best = ceiling(v_k, ratio)
@@ -352,16 +363,16 @@ def plot(result: dict, stem: Path) -> tuple[list[str], str | None]:
     paths = []
 
     fig, ax = plt.subplots(figsize=(6.4, 4.2))
-    series = sorted({(r["impl"], r["drafter"], r["mode"]) for r in rows if r["k"]}, key=str)
+    series = sorted({(r["impl"], r["drafter"], r["mode"]) for r in rows if fixed_k(r)}, key=str)
     drafters = sorted({d for _, d, _ in series})
     colours = {d: plt.cm.tab10(i % 10) for i, d in enumerate(drafters)}
     for impl, drafter, mode in series:
         pts = sorted((r["k"], r["tokens_per_pass"]) for r in rows
-                     if r["k"] and (r["impl"], r["drafter"], r["mode"]) == (impl, drafter, mode))
+                     if fixed_k(r) and (r["impl"], r["drafter"], r["mode"]) == (impl, drafter, mode))
         ax.plot([p[0] for p in pts], [p[1] for p in pts], color=colours[drafter],
                 linestyle="-" if impl == "ours" else "--", marker="o" if mode == "greedy" else "s",
                 alpha=1.0 if mode == "greedy" else 0.6, label=f"{impl} {drafter} ({mode})")
-    ks = sorted({r["k"] for r in rows if r["k"]})
+    ks = sorted({r["k"] for r in rows if fixed_k(r)})
     ax.axhline(1.0, color="grey", lw=0.8)
     ax.set_xscale("log", base=2)
     ax.set_xticks(ks, [str(k) for k in ks])

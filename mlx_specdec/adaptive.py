@@ -130,12 +130,13 @@ class AdaptiveK:
             s[i] = d * s[i] + v
 
 
-def for_pair(target, drafter, **options) -> AdaptiveK:
+def for_pair(target, drafter, sampled: bool = False, **options) -> AdaptiveK:
     """An AdaptiveK for one generation, warm-started from the last one of the same target and drafter
-    in this process (their round times and acceptance), so that each generation does not pay again to
-    learn what a round costs. The memory lives on the target model, one entry per drafter."""
+    (and the same mode: sampling accepts less than greedy) in this process, their round times and
+    acceptance, so that each generation does not pay again to learn what a round costs. The memory
+    lives on the target model, one entry per drafter and mode."""
     memory = target.__dict__.setdefault("_specdec_adaptive", {}) if hasattr(target, "__dict__") else {}
-    key = _drafter_key(drafter)
+    key = (*_drafter_key(drafter), sampled)
     adaptive = AdaptiveK(**options)
     if key in memory:
         adaptive.warm_start(memory[key])

@@ -24,7 +24,7 @@ from typing import Iterable, Iterator
 
 import mlx.core as mx
 
-from .adaptive import for_pair as adaptive_for_pair
+from .adaptive import AdaptiveK, for_pair as adaptive_for_pair
 from .distributed import ranks_of, resolve_draft_on
 from .drafters import as_drafter
 from .errors import IncompatibleModelsError, SpecDecError
@@ -309,7 +309,6 @@ def speculative_stream(
     target_seq.prefill(prompt)
     if drafting:
         drafter.prefill(prompt)
-    adaptive = adaptive_for_pair(target, drafter) if k == "auto" else None
     produced = 0
     carried = None  # a k already chosen for the next round (by a run of plain steps that ended)
     # A round without drafts is a plain step, and a drafter that says so (its commit never reads the
@@ -321,6 +320,9 @@ def speculative_stream(
     look_ahead = plain_steps_ok and hasattr(drafter, "would_propose")
     # The instruments inspect every boundary: with them, plain steps run one at a time.
     pipeline = on_commit is None and profile is None
+    adaptive = None
+    if k == "auto":  # an instrumented run's rounds are slower: it neither learns from nor teaches the next one
+        adaptive = adaptive_for_pair(target, drafter, sampled=not policy.greedy) if pipeline else AdaptiveK()
     nothing = mx.array([], dtype=mx.int32)
 
     def capped(k_next: int, left: int) -> int:

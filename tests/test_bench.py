@@ -186,7 +186,7 @@ def test_cli_rejects_bad_k_in_one_line(capsys):
 @pytest.mark.slow
 def test_quick_bench_writes_results_and_every_greedy_row_is_identical(tmp_path, tiny_store):
     shipped = all((SHIPPED / n / "model.safetensors").is_file() for n in ("storylm-1m", "storylm-5m"))
-    args = ["--quick", "--out", str(tmp_path), "--name", "smoke"]
+    args = ["--quick", "--prompts", "1", "--max-tokens", "16", "--out", str(tmp_path), "--name", "smoke"]
     if shipped:  # the 5M: the rung with an MTP head (and a sixth of the 30M's time)
         args += ["--target", "storylm-5m"]
     else:
@@ -205,14 +205,18 @@ def test_quick_bench_writes_results_and_every_greedy_row_is_identical(tmp_path, 
             assert key in row, key
     greedy = [r for r in rows if r["mode"] == "greedy"]
     assert {r["impl"] for r in greedy} == {"ours", "mlx-lm"}
-    assert {r["k"] for r in greedy if r["kind"] == "model"} == {1, 4}
-    assert all(r["k"] in (1, 4) or r["kind"] == "mtp" for r in greedy if r["k"])  # an MTP head stops at its depth
+    assert {r["k"] for r in greedy if r["kind"] == "model"} == {1, 4, "auto"}
+    assert all(r["k"] in (1, 4, "auto") or r["kind"] == "mtp" for r in greedy if r["k"])  # an MTP head stops at its depth
+    auto = [r for r in rows if r["k"] == "auto"]  # the generator's default: ours only, greedy and sampled
+    assert {r["impl"] for r in auto} == {"ours"} and {r["mode"] for r in auto} == {"greedy", "sampled"}
+    assert {r["drafter"] for r in auto if r["mode"] == "greedy"} == {r["drafter"] for r in greedy if r["k"] == 1}
     assert all(r["identical_to_plain_greedy"] is True for r in greedy)
     assert any(r["mode"] == "sampled" and r["impl"] == "mlx-lm" and r["k"] for r in rows)
     cost = result["cost_model"]
     assert set(cost["v_k"]) >= {"1", "4"} and cost["c"] and "break_even_alpha_k4" in cost
     md = (tmp_path / "smoke.md").read_text()
     assert "## Headlines" in md and "Reproduce: `python -m bench --quick" in md
+    assert "Default settings (k=auto" in md
     try:
         import matplotlib  # noqa: F401
     except ImportError:
@@ -245,18 +249,20 @@ def test_ladder_bench_reports_every_rung_and_pair(tmp_path):
     (greedy output identical to plain, or it raises); the README block renders from the file."""
     import json
 
-    from bench.ladder import EVALUATED, main, readme_block
+    from bench.ladder import main, readme_block
 
+    # Two rungs and the 5M's two drafters keep it quick (the 30M's losses and drafting are test_shipped's).
     assert main(["--ks", "1", "--prompts", "1", "--repeats", "1", "--max-tokens", "8", "--valid-stories", "20",
-                 "--shapes-stories", "20", "--out", str(tmp_path)]) == 0
+                 "--shapes-stories", "20", "--rungs", "storylm-1m,storylm-5m",
+                 "--pairs", "storylm-1m>storylm-5m,storylm-1m-distilled>storylm-5m", "--out", str(tmp_path)]) == 0
     (path,) = tmp_path.glob("*-ladder.json")
     result = json.loads(path.read_text())
-    assert [r["model"] for r in result["losses"]] == list(EVALUATED)
+    assert [r["model"] for r in result["losses"]] == ["storylm-1m", "storylm-5m"]
     assert all(r["yardstick_loss"] > 0 and r["shapes_loss"] > 0 for r in result["losses"])
     assert {(r["drafter"], r["target"], r["k"]) for r in result["rows"]} == {
-        ("storylm-1m", "storylm-30m", 1), ("storylm-5m", "storylm-30m", 1), ("storylm-1m", "storylm-5m", 1),
-        ("storylm-1m-distilled", "storylm-5m", 1)}
-    assert "| storylm-30m |" in readme_block(result, "x.json")
+        ("storylm-1m", "storylm-5m", 1), ("storylm-1m-distilled", "storylm-5m", 1)}
+    assert "| storylm-5m |" in readme_block(result, "x.json")
+    assert main(["--rungs", "storylm-1m,storylm-7m", "--out", str(tmp_path)]) == 2  # a rung that is not there
 
 
 def test_ladder_drafters_include_a_rungs_distilled_sibling(tmp_path, tiny_store):

@@ -137,3 +137,15 @@ def test_mtp_head_and_prompt_lookup_drafters_from_the_command_line(drafter, caps
     assert record["stats"]["generated"] == len(record["ids"])
     if drafter == "storylm-5m-mtp":
         assert record["stats"]["tokens_per_pass"] > 1.3
+
+
+def test_k_defaults_to_auto_and_a_seeded_sampled_run_pins_it(tiny_store, capsys):
+    """-k auto is the default; seeded sampling pins k = 4 (auto's choices follow the clock, so the seed
+    would not reproduce the text); -k N pins it anywhere."""
+    target, drafter = tiny_store
+    common = ["--model", str(target), "--draft-model", str(drafter), "--max-tokens", "12", "--json"]
+    for extra, k in (([], "auto"), (["--temp", "1.0"], "auto"), (["--temp", "1.0", "--seed", "1"], 4),
+                     (["-k", "2"], 2)):
+        assert main(common + extra) == 0
+        record = json.loads(capsys.readouterr().out)
+        assert record["k"] == k and len(record["ids"]) == 12, extra

@@ -24,6 +24,8 @@ from ..sampling import SamplingPolicy
 from ..state import DEFAULT_QUANTIZED_KV_START
 from .common import Parser, json_record, number, run_main
 
+PINNED_K = 4  # the default draft length where k="auto" cannot serve (see the -k help)
+
 
 def _parser():
     finite = number(float)
@@ -39,9 +41,11 @@ def _parser():
         "or 'prompt-lookup' (default: storylm-1m-distilled with the default target)",
     )
     p.add_argument("--no-draft", action="store_true", help="plain decoding of the target, no speculation")
-    p.add_argument("-k", "--num-draft-tokens", type=_draft_tokens, default=4,
-                   help="draft tokens per round (default 4), or 'auto': each round picks k from the running "
-                        "acceptance and the measured round times")
+    p.add_argument("-k", "--num-draft-tokens", type=_draft_tokens, default=None,
+                   help="draft tokens per round, or 'auto' (the default): each round picks k, 0 included, from "
+                        "the running acceptance and the measured round times; N pins it. The default is "
+                        f"{PINNED_K} where auto cannot serve: a sharded target (each rank would time its own rounds) "
+                        "and seeded sampling (auto's choices follow the clock, so a seed would not reproduce the text)")
     p.add_argument("--prompt", "-p", default="Once upon a time", help="prompt text ('-' reads it from stdin)")
     p.add_argument("--system-prompt", default=None, help="system message for the chat template")
     p.add_argument("--ignore-chat-template", action="store_true",
@@ -224,7 +228,7 @@ def _run(args) -> int:
 
     policy = SamplingPolicy(args.temp, args.top_k, args.top_p, args.min_p or None)  # validate before loading anything
     k = args.num_draft_tokens
-    if k != "auto" and k < 1:
+    if k not in (None, "auto") and k < 1:
         raise SpecDecError(f"--num-draft-tokens must be >= 1, got {k}")
     if args.max_tokens < 0:
         raise SpecDecError(f"--max-tokens must be >= 0, got {args.max_tokens}")
@@ -246,6 +250,8 @@ def _run(args) -> int:
         sharding = "auto"  # launched on several processes: that is what they are for
     target, tokenizer = load(target_name, sharding=sharding)
     ranks = ranks_of(target)
+    if k is None:
+        k = PINNED_K if ranks is not None or (not policy.greedy and args.seed is not None) else "auto"
     model_here = ranks is None or ranks.is_root or args.draft_on == "every"
     drafter = None
     if draft_name is not None:
