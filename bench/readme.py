@@ -25,7 +25,7 @@ import json
 import sys
 from pathlib import Path
 
-from .report import replace_block, spread
+from .report import fixed_k, replace_block, spread
 
 ROOT = Path(__file__).resolve().parents[1]
 HEAD = "storylm-5m-mtp"
@@ -174,6 +174,11 @@ def bench_figures(result: dict) -> str:
                 + " / ".join(f"{b:.1%}" for _, _, b in pairs) + " at k = " + " / ".join(str(k) for k, _, _ in pairs)
                 + ". mlx-lm keeps a draft only when the target's own independent sample equals it; we keep it with "
                 "probability min(1, p/q) and resample from (p - q)+, which is exact and accepts more.")
+    for mode in ("greedy", "sampled"):
+        auto = [r for r in rows if r["impl"] == "ours" and r["mode"] == mode and r["k"] == "auto"]
+        if auto:
+            out.append(f"- **At the default k = auto** ({mode}): " + ", ".join(
+                f"{r['drafter']} {r['speedup_vs_plain']['median']:.2f}x plain" for r in auto) + ".")
     slow = [r for r in rows if r["impl"] == "ours" and r["mode"] == "greedy" and r["k"] and r["kind"] != "mtp"
             and r["tokens_per_pass"] > 1.0 and r["speedup_vs_plain"]["median"] < 1.0]
     groups = {}
@@ -229,7 +234,8 @@ def mtp_head(root: Path, result: dict | None) -> str:
              f"through one MLP block. Acceptance at depth 1 ({d1['acceptance_rate']:.1%}) exceeds the head's accuracy "
              f"because a draft only has to match the base's choice."]
     if result is not None:
-        theirs = [r for r in result["rows"] if r["kind"] == "mtp" and r["impl"] == "ours" and r["mode"] == "greedy"]
+        theirs = [r for r in result["rows"] if r["kind"] == "mtp" and r["impl"] == "ours" and r["mode"] == "greedy"
+                  and fixed_k(r)]
         deepest = max(theirs, key=lambda r: r["k"]) if theirs else None
         ours = next((r for r in bench["rows"] if deepest and r["mode"] == f"MTP depth {deepest['k']}"), None)
         if deepest and ours:
