@@ -3,6 +3,7 @@
     python -m bench.adaptive --target storylm-5m --drafters storylm-1m,storylm-5m-mtp,prompt-lookup
     python -m bench.adaptive --drafters prompt-lookup --ks 4,auto --prompt-set stories,copy --prompts 4
     python -m bench.adaptive --drafters prompt-lookup,prompt-lookup:serial,prompt-lookup:min=2 --ks 4,auto
+    python -m bench.adaptive --ks 1,2,4,auto,heuristic   # heuristic: HF's schedule (+2 / -1), the baseline
 
 For each prompt and repeat, plain greedy decoding runs, then every drafter at
 every fixed k and at k="auto", seconds apart, in one interleaved pass; a row
@@ -21,6 +22,7 @@ from pathlib import Path
 
 import mlx_specdec  # noqa: F401  (binds OpenBLAS before mlx.core on Linux)
 
+from mlx_specdec.adaptive import SCHEDULES
 from mlx_specdec.data.prompts import load_prompts, prompt_set_file
 from mlx_specdec.errors import SpecDecError
 from mlx_specdec.generate import SpecStats, encode_prompt, plain_stream, speculative_stream
@@ -120,18 +122,22 @@ def readme_block(result: dict, source: str) -> str:
     lines = [f"{h['target']} as the target, {h['date']}, {h['machine']}, greedy, every output identical to plain "
              f"greedy; speedup = tokens/s over plain decoding of the same prompt, median [quartiles]. From "
              f"[`{source}`]({source}) (`{h['command']}`).", "",
-             "| prompt set | drafter | k = auto | tokens/pass | best fixed k | auto / best fixed |",
-             "|---|---|---:|---:|---:|---:|"]
+             "| prompt set | drafter | k = auto | tokens/pass | HF heuristic (+2 / -1) | best fixed k | "
+             "auto / best fixed |",
+             "|---|---|---:|---:|---:|---:|---:|"]
     rows = result["rows"]
     for set_name in dict.fromkeys(r.get("prompt_set", "stories") for r in rows):
         for drafter in dict.fromkeys(r["drafter"] for r in rows):
             mine = [r for r in rows if r.get("prompt_set", "stories") == set_name and r["drafter"] == drafter]
             auto = next((r for r in mine if r["k"] == "auto"), None)
-            fixed = [r for r in mine if r["k"] != "auto"]
+            heuristic = next((r for r in mine if r["k"] == "heuristic"), None)
+            fixed = [r for r in mine if r["k"] not in SCHEDULES]
             if auto is None or not fixed:
                 continue
             best = max(fixed, key=lambda r: r["speedup"]["median"])
+            hf = f"{heuristic['speedup']['median']:.2f}x" if heuristic else "-"
             lines.append(f"| {set_name} | {drafter} | {speedup_cell(auto['speedup'])} | {auto['tokens_per_pass']:.2f} | "
+                         f"{hf} | "
                          f"{best['speedup']['median']:.2f}x (k={best['k']}) | "
                          f"{auto['speedup']['median'] / best['speedup']['median']:.2f} |")
     return "\n".join(lines)
@@ -150,7 +156,7 @@ def main(argv=None) -> int:
     p.add_argument("--out", default=".", help="output folder (default: the working directory)")
     args = p.parse_args(argv)
     try:
-        ks = [k if k == "auto" else int(k) for k in args.ks.split(",")]
+        ks = [k if k in SCHEDULES else int(k) for k in args.ks.split(",")]
         models = ROOT / "models"
         target, tok = load(args.target if Path(args.target).exists() else str(models / args.target))
         drafters = {name: _drafter(name, target, tok, models) for name in args.drafters.split(",")}

@@ -33,6 +33,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+SCHEDULES = ("auto", "heuristic")  # the names k may take besides a fixed integer
+
 
 @dataclass
 class AdaptiveK:
@@ -152,3 +154,24 @@ def _drafter_key(drafter) -> tuple:
         return type(drafter).__name__, id(inner)
     return type(drafter).__name__, tuple(sorted((k, v) for k, v in vars(drafter).items()
                                                 if isinstance(v, (int, float, str, bool))))
+
+
+@dataclass
+class HeuristicK:
+    """Hugging Face transformers' "heuristic" schedule, the baseline AdaptiveK is measured against:
+    start at 5 drafts; +2 after a round whose drafts were all accepted, -1 (never below 1) otherwise.
+    It never takes a plain step and never reads the clock. Capped at `k_max` (transformers has no cap;
+    here every new block length costs a trace of the compiled step)."""
+
+    k: int = 5
+    k_max: int = 16
+    history: list = field(default_factory=list, init=False, repr=False)
+
+    def choose(self) -> int:
+        self.history.append(self.k)
+        return self.k
+
+    def update(self, drafted: int, accepted: int, seconds: float) -> None:
+        if drafted == 0:  # a round without drafts (e.g. prompt lookup without a match) moves nothing
+            return
+        self.k = min(self.k_max, self.k + 2) if accepted == drafted else max(1, self.k - 1)

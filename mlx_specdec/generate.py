@@ -24,7 +24,7 @@ from typing import Iterable, Iterator
 
 import mlx.core as mx
 
-from .adaptive import AdaptiveK, for_pair as adaptive_for_pair
+from .adaptive import SCHEDULES, AdaptiveK, HeuristicK, for_pair as adaptive_for_pair
 from .distributed import ranks_of, resolve_draft_on
 from .drafters import as_drafter
 from .errors import IncompatibleModelsError, SpecDecError
@@ -201,8 +201,8 @@ def _check_request(model, prompt_ids, max_new_tokens, k=1, eos_id=None) -> list[
     from ._platform import warn_slow_blas_once
 
     warn_slow_blas_once()  # a library user who imported mlx.core first gets the slow BLAS: say so once
-    if k != "auto" and (isinstance(k, bool) or not isinstance(k, int) or k < 1):
-        raise SpecDecError(f"k (draft tokens per round) must be an integer >= 1 or 'auto', got {k!r}")
+    if k not in SCHEDULES and (isinstance(k, bool) or not isinstance(k, int) or k < 1):
+        raise SpecDecError(f"k (draft tokens per round) must be an integer >= 1, 'auto' or 'heuristic', got {k!r}")
     if isinstance(max_new_tokens, bool) or not isinstance(max_new_tokens, int) or max_new_tokens < 0:
         raise SpecDecError(f"max_new_tokens must be an integer >= 0, got {max_new_tokens!r}")
     prompt = _prompt_list(prompt_ids)
@@ -252,7 +252,7 @@ def speculative_stream(
     prompt_ids,
     max_new_tokens: int,
     *,
-    k: int | str = 4,  # or "auto": each round picks its own (mlx_specdec.adaptive)
+    k: int | str = 4,  # or "auto": each round picks its own; "heuristic": HF's schedule (mlx_specdec.adaptive)
     eos_id: int | Iterable[int] | None = None,  # one id or a set of them
     temperature: float = 0.0, top_k: int | None = None, top_p: float | None = None,  # the SamplingPolicy
     min_p: float | None = None,
@@ -323,6 +323,8 @@ def speculative_stream(
     adaptive = None
     if k == "auto":  # an instrumented run's rounds are slower: it neither learns from nor teaches the next one
         adaptive = adaptive_for_pair(target, drafter, sampled=not policy.greedy) if pipeline else AdaptiveK()
+    elif k == "heuristic":
+        adaptive = HeuristicK()
     nothing = mx.array([], dtype=mx.int32)
 
     def capped(k_next: int, left: int) -> int:

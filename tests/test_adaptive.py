@@ -351,3 +351,27 @@ def test_a_generation_starts_from_what_the_last_one_of_the_same_pair_learned():
     # Another drafter, or another target, starts from nothing.
     assert for_pair(target, PromptLookupDrafter()).choose() == AdaptiveK().k_start
     assert for_pair(TableLM(8, seed=3), ModelDrafter(small)).choose() == AdaptiveK().k_start
+
+
+def test_the_hf_heuristic_schedule_is_plus_two_after_a_full_round_and_minus_one_otherwise():
+    from mlx_specdec.adaptive import HeuristicK
+
+    h = HeuristicK()
+    seen = []
+    for drafted_all in (True, True, False, False, False, False, False, False, True):
+        k = h.choose()
+        seen.append(k)
+        h.update(k, k if drafted_all else 0, 1.0)
+    assert seen == [5, 7, 9, 8, 7, 6, 5, 4, 3]
+    h.update(0, 0, 1.0)  # a round without drafts moves nothing
+    assert h.choose() == 5
+    capped = HeuristicK(k=15)
+    capped.update(15, 15, 1.0)
+    assert capped.choose() == 16
+
+
+def test_heuristic_k_greedy_equals_the_target_greedy():
+    target, drafter = TableLM(8, seed=3, sharpness=3.0), TableLM(8, seed=4, sharpness=3.0)
+    out, stats = speculative_generate(target, drafter, [1, 2], 60, k="heuristic", strategy="cache")
+    assert out == greedy_generate(TableLM(8, seed=3, sharpness=3.0), [1, 2], 60)
+    assert stats.generated == 60 and stats.drafted > 0
