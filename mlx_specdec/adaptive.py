@@ -6,7 +6,12 @@ text as it changes:
 
 * the per-draft acceptance rate alpha, from each round's verdict (``accepted``
   successes, plus one failure when a draft was rejected): a round of k drafts
-  then emits E(k) = 1 + alpha + ... + alpha^k tokens on average;
+  then emits E(k) = 1 + alpha + ... + alpha^k tokens on average. Acceptance
+  comes in runs (a drafter that just matched a whole block is likely to match
+  the next: a repeated phrase, a stretch the drafter knows), so alpha is kept
+  apart for the two states the last drafting round can leave, fully accepted
+  or not, each shrunk toward the pooled rate, and the round reads the one its
+  predecessor left;
 * the wall time of a round as a function of k, measured by the loop itself
   around its one sync point, so it holds every cost the round has (drafter
   steps, the verification pass, the verdict, the commit, host Python), not
@@ -15,7 +20,7 @@ text as it changes:
   drafts (so the first of a run of plain steps, which is not yet pipelined and
   runs slow, fades as fast as any other sample).
 
-The choice is argmax_k E(k) / T(k) over 0..k_max. k = 0 is a plain step of
+The choice is argmax_k E(k) / T(k) over 0..k_max (16). k = 0 is a plain step of
 the target (the loop runs it as the plain loop's pipelined step where the
 drafter allows, so T(0) is what plain decoding costs). To keep every estimate
 fed, a round now and then tries a neighbour of the current best (fixed
@@ -38,14 +43,17 @@ SCHEDULES = ("auto", "heuristic")  # the names k may take besides a fixed intege
 
 @dataclass
 class AdaptiveK:
-    k_max: int = 8
+    k_max: int = 16  # as far as HeuristicK goes: in a run of full acceptances long blocks pay
     k_start: int = 4
     decay: float = 0.9  # weight kept by the past each round (an effective memory of ~10 rounds)
     explore_every: int = 8  # every n-th round tries a neighbour of the best k
     alpha_prior: float = 0.6
     prior_weight: float = 2.0
-    _succ: float = field(default=0.0, init=False)
+    _succ: float = field(default=0.0, init=False)  # pooled over every drafting round
     _fail: float = field(default=0.0, init=False)
+    _succ_s: list = field(default_factory=lambda: [0.0, 0.0], init=False)  # per state: after a rejection, after
+    _fail_s: list = field(default_factory=lambda: [0.0, 0.0], init=False)  # a fully accepted round
+    _state: int = field(default=0, init=False)
     _fit: list = field(default_factory=lambda: [0.0] * 5, init=False)  # sums: w, wk, wk^2, wT, wkT
     _t0: list = field(default_factory=lambda: [0.0, 0.0], init=False)  # decayed sums of plain rounds: w, wT
     _round: int = field(default=0, init=False)
@@ -67,13 +75,23 @@ class AdaptiveK:
         self._fit = shrunk(earlier._fit, earlier._fit[0])
         self._t0 = shrunk(earlier._t0, earlier._t0[0])
         self._succ, self._fail = shrunk([earlier._succ, earlier._fail], earlier._succ + earlier._fail)
+        for st in (0, 1):
+            self._succ_s[st], self._fail_s[st] = shrunk([earlier._succ_s[st], earlier._fail_s[st]],
+                                                        earlier._succ_s[st] + earlier._fail_s[st])
         if self._fit[0] > 0:
             self._round = max(self._round, 2)
 
     @property
-    def alpha(self) -> float:
+    def pooled_alpha(self) -> float:
         s = self._succ + self.alpha_prior * self.prior_weight
         return s / (self._succ + self._fail + self.prior_weight)
+
+    @property
+    def alpha(self) -> float:
+        """The acceptance rate the next round expects: that of the state the last drafting round left."""
+        st = self._state
+        s = self._succ_s[st] + self.pooled_alpha * self.prior_weight
+        return s / (self._succ_s[st] + self._fail_s[st] + self.prior_weight)
 
     def expected_tokens(self, k: int) -> float:
         a = min(self.alpha, 0.999999)
@@ -125,8 +143,13 @@ class AdaptiveK:
             t0 = self._t0
             t0[0], t0[1] = d * t0[0] + 1.0, d * t0[1] + seconds
             return
+        rejected = 1 if accepted < drafted else 0
         self._succ = d * self._succ + accepted
-        self._fail = d * self._fail + (1 if accepted < drafted else 0)
+        self._fail = d * self._fail + rejected
+        st = self._state
+        self._succ_s[st] = d * self._succ_s[st] + accepted
+        self._fail_s[st] = d * self._fail_s[st] + rejected
+        self._state = 1 - rejected
         s = self._fit
         for i, v in enumerate((1.0, drafted, drafted * drafted, seconds, drafted * seconds)):
             s[i] = d * s[i] + v
