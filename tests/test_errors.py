@@ -16,7 +16,7 @@ def target():
 @pytest.mark.parametrize(
     "kwargs, message",
     [
-        ({"k": 0}, r"k \(draft tokens per round\) must be an integer >= 1 or 'auto', got 0"),
+        ({"k": 0}, r"k \(draft tokens per round\) must be an integer >= 1, 'auto' or 'heuristic', got 0"),
         ({"k": -2}, r"got -2"),
         ({"k": 2.5}, r"got 2.5"),
         ({"temperature": -0.1}, r"temperature must be a number >= 0, got -0.1"),
