@@ -172,7 +172,9 @@ def for_pair(target, drafter, sampled: bool = False, **options) -> AdaptiveK:
 def _drafter_key(drafter) -> tuple:
     """What identifies a drafter's costs: its class, and the model or head it runs (the same
     object from one generation to the next), or its settings for a model-free drafter."""
-    inner = getattr(drafter, "model", None) or getattr(drafter, "head", None)
+    inner = getattr(drafter, "model", None)
+    if inner is None:  # (not `or`: an mlx Module is a dict, and falsy when it holds nothing)
+        inner = getattr(drafter, "head", None)
     if inner is not None:
         return type(drafter).__name__, id(inner)
     return type(drafter).__name__, tuple(sorted((k, v) for k, v in vars(drafter).items()
