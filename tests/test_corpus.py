@@ -284,8 +284,35 @@ def test_the_written_share_is_part_of_the_bundled_spec():
     assert list(iter_texts("bundled:written=0.6", "valid", n=50)) == list(iter_texts("bundled", "valid", n=50))
 
 
-@pytest.mark.parametrize("spec", ["bundled:written=1.5", "bundled:written=x", "bundled:shapes=0.2", "bundled:"])
+def test_retell_tells_a_share_of_training_stories_twice_and_leaves_the_rest_alone():
+    """bundled:...,retell=R makes a training story into story + a request + the same story with probability
+    R, from its own generator: every other story is the one the spec without retell gives, and valid and
+    shapes are never retold."""
+    from mlx_specdec.data.generator import RETELL_REQUESTS
+
+    n = 2000
+    plain = list(iter_texts("bundled:written=0.6", "train", n=n))
+    told = list(iter_texts("bundled:written=0.6,retell=0.1", "train", n=n))
+    assert list(iter_texts("bundled:written=0.6,retell=0", "train", n=n)) == plain
+    retold = 0
+    for a, b in zip(plain, told):
+        if a == b:
+            continue
+        retold += 1
+        request = next(r for r in RETELL_REQUESTS if f"\n\n{r}\n" in b)
+        assert b == f"{a}\n\n{request}\n{a}"
+    assert abs(retold / n - 0.1) < 4 * (0.1 * 0.9 / n) ** 0.5  # four standard errors of a binomial proportion
+    assert len({r for r in RETELL_REQUESTS for t in told if f"\n\n{r}\n" in t}) == len(RETELL_REQUESTS)
+    for split in ("valid", "shapes"):
+        assert list(iter_texts("bundled:retell=1", split, n=40)) == list(iter_texts("bundled", split, n=40))
+    assert list(iter_texts("bundled:retell=0.1,written=0.6", "train", n=50)) == told[:50]  # keys in any order
+
+
+@pytest.mark.parametrize("spec", ["bundled:written=1.5", "bundled:written=x", "bundled:shapes=0.2", "bundled:",
+                                  "bundled:retell=2", "bundled:written=0.6,written=0.3", "bundled:written=0.6,"])
 def test_a_bad_bundled_spec_is_one_line_naming_the_form(spec):
     with pytest.raises(SpecDecError) as e:
         iter_texts(spec)
-    assert "expected 'bundled:written=<share in [0, 1]>'" in str(e.value) and "\n" not in str(e.value)
+    message = str(e.value)
+    assert "expected 'bundled:written=<share in [0, 1]>[,retell=<share in [0, 1]>]'" in message
+    assert "\n" not in message

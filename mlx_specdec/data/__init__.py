@@ -3,6 +3,7 @@
     iter_texts("bundled")                      # generated stories, no download
     iter_texts("bundled", split="shapes")      # only plot shapes no model trains on
     iter_texts("bundled:written=0.6")          # six training stories in ten from the written ones (default 0.3)
+    iter_texts("bundled:written=0.6,retell=0.1")  # and one in ten told twice (a copying lesson)
     iter_texts("data/TinyStoriesV2-GPT4-train.txt")
     iter_texts("data/", split="valid")         # picks *valid*.txt / .json / .jsonl
     iter_texts("hub")                          # downloads roneneldan/TinyStories (online only)
@@ -20,23 +21,29 @@ from .tinystories import HUB_REPO, iter_hub, iter_path, normalise_split
 __all__ = ["iter_texts", "iter_stories", "generate_story", "parse_corpus"]
 
 
-def parse_corpus(corpus: str) -> tuple[str, str | None]:
-    """("bundled", None or the written share), ("hub", repo) or ("path", path) for a corpus spec."""
+BUNDLED_FORM = "expected 'bundled:written=<share in [0, 1]>[,retell=<share in [0, 1]>]', e.g. 'bundled:written=0.6'"
+BUNDLED_KEYS = {"written": "written_share", "retell": "retell_share"}
+
+
+def parse_corpus(corpus: str) -> tuple[str, object]:
+    """("bundled", {iter_stories keyword: share}), ("hub", repo) or ("path", path) for a corpus spec."""
     if not isinstance(corpus, str) or not corpus.strip():
         raise SpecDecError(f"corpus must be 'bundled', 'hub[:repo]' or a path, got {corpus!r}")
     corpus = corpus.strip()
     if corpus == "bundled":
-        return "bundled", None
+        return "bundled", {}
     if corpus.startswith("bundled:"):
-        key, _, value = corpus[len("bundled:"):].partition("=")
-        try:
-            share = float(value)
-        except ValueError:
-            share = -1.0
-        if key != "written" or not 0.0 <= share <= 1.0:
-            raise SpecDecError(f"corpus {corpus!r}: expected 'bundled:written=<share in [0, 1]>', "
-                               "e.g. 'bundled:written=0.6'")
-        return "bundled", value
+        shares = {}
+        for part in corpus[len("bundled:"):].split(","):
+            key, _, value = part.strip().partition("=")
+            try:
+                share = float(value)
+            except ValueError:
+                share = -1.0
+            if key not in BUNDLED_KEYS or BUNDLED_KEYS[key] in shares or not 0.0 <= share <= 1.0:
+                raise SpecDecError(f"corpus {corpus!r}: {BUNDLED_FORM}")
+            shares[BUNDLED_KEYS[key]] = share
+        return "bundled", shares
     if corpus == "hub":
         return "hub", HUB_REPO
     if corpus.startswith("hub:"):
@@ -65,7 +72,7 @@ def iter_texts(corpus: str = "bundled", split: str = "train", n: int | None = No
     if n is not None and (not isinstance(n, int) or n < 0):
         raise SpecDecError(f"n must be a non-negative integer or None, got {n!r}")
     if kind == "bundled":
-        return iter_stories(split, n, seed, **({"written_share": float(arg)} if arg is not None else {}))
+        return iter_stories(split, n, seed, **arg)
     if kind == "hub":
         return iter_hub(split, n, arg)
     from .tinystories import split_files

@@ -17,6 +17,13 @@ The training split also draws about three stories in ten (WRITTEN_SHARE) from
 the stories the team wrote as free prose (:mod:`mlx_specdec.data.written`);
 valid and shapes are the generator's alone.
 
+A training story can also be *retold* (RETELL_SHARE, default none): the story, a
+request to tell it again, and the story once more. A model that has read such
+documents learns to copy a passage it was shown, which is what a user asking
+for a summary, a rewrite or a quotation leans on, and what prompt-lookup
+drafting profits from. Valid and shapes are never retold, so their losses stay
+comparable across corpora.
+
 Everything is deterministic: story i of split s is written from
 ``random.Random(f"{seed}:{s}:{i}")``, so the splits are disjoint seed streams
 and any story can be regenerated alone.
@@ -50,6 +57,15 @@ SPLIT_SHAPES = {"train": TRAIN_SHAPES, "valid": TRAIN_SHAPES, "shapes": HELDOUT_
 SPLITS = tuple(SPLIT_SHAPES)
 # The share of training stories drawn from the written ones (data/written) instead of a plot.
 WRITTEN_SHARE = 0.3
+# The share of training stories told twice (story, a request to retell it, the story again); none by default.
+RETELL_SHARE = 0.0
+RETELL_REQUESTS = ("Tell the story again:", "Now tell it once more:", "Here is the same story again:",
+                   "Can you tell it again?", "Tell me that story one more time:")
+
+
+def retold(story: str, rng: random.Random) -> str:
+    """A retelling document: the story, one of RETELL_REQUESTS, and the story word for word."""
+    return f"{story}\n\n{rng.choice(RETELL_REQUESTS)}\n{story}"
 
 
 def generate_story(rng: random.Random, plots: Sequence[Plot] | None = None) -> str:
@@ -73,9 +89,10 @@ def generate_story(rng: random.Random, plots: Sequence[Plot] | None = None) -> s
 
 
 def iter_stories(split: str = "train", n: int | None = None, seed: int = 0,
-                 written_share: float = WRITTEN_SHARE) -> Iterator[str]:
+                 written_share: float = WRITTEN_SHARE, retell_share: float = RETELL_SHARE) -> Iterator[str]:
     """Stream bundled stories of `split` ("train", "valid" or "shapes"); n=None streams forever.
-    In the train split, a story is one of the written stories with probability `written_share`.
+    In the train split, a story is one of the written stories with probability `written_share`, and
+    is retold (`retold`) with probability `retell_share`.
 
     Story i of a split is written from its own generator seeded with
     f"{seed}:{split}:{i}", so any story can be regenerated alone and the
@@ -85,17 +102,27 @@ def iter_stories(split: str = "train", n: int | None = None, seed: int = 0,
         raise SpecDecError(f"split must be one of {', '.join(SPLITS)}, got {split!r}")
     if not 0.0 <= written_share <= 1.0:
         raise SpecDecError(f"the written stories' share must be in [0, 1], got {written_share!r}")
+    if not 0.0 <= retell_share <= 1.0:
+        raise SpecDecError(f"the retold stories' share must be in [0, 1], got {retell_share!r}")
     plots = [SHAPES[s] for s in SPLIT_SHAPES[split]]
-    return _stream(split, plots, n, seed, written_share)
+    return _stream(split, plots, n, seed, written_share, retell_share)
 
 
-def _stream(split: str, plots: list[Plot], n: int | None, seed: int, share: float) -> Iterator[str]:
-    written = written_stories() if split == "train" else ()
+def _stream(split: str, plots: list[Plot], n: int | None, seed: int, share: float,
+            retell: float) -> Iterator[str]:
+    train = split == "train"
+    written = written_stories() if train else ()
     i = 0
     while n is None or i < n:
         rng = random.Random(f"{seed}:{split}:{i}")
         if written and rng.random() < share:
-            yield written[rng.randrange(len(written))]
+            text = written[rng.randrange(len(written))]
         else:
-            yield generate_story(rng, plots)
+            text = generate_story(rng, plots)
+        if train and retell:
+            # its own generator, so a corpus without retellings is this one with them taken out
+            told = random.Random(f"{seed}:{split}:{i}:retell")
+            if told.random() < retell:
+                text = retold(text, told)
+        yield text
         i += 1
