@@ -47,7 +47,7 @@ def table_rows(result: dict) -> list[list[str]]:
 
 
 def fixed_k(r: dict) -> bool:
-    """A row at a pinned draft length (not plain, not k="auto")."""
+    """A row at a pinned draft length (not plain, not an adaptive schedule)."""
     return isinstance(r.get("k"), int) and r["k"] > 0
 
 
@@ -90,6 +90,12 @@ def headlines(result: dict) -> list[str]:
             lines.append(f"Default settings (k=auto, each round picks its k, 0 included), {mode}: " + ", ".join(
                 f"{r['drafter']} {r['speedup_vs_plain']['median']:.2f}x plain ({r['tokens_per_pass']:.2f} tokens/pass)"
                 for r in auto) + ".")
+        heur = {r["drafter"]: r for r in rows if r["impl"] == "ours" and r["mode"] == mode and r["k"] == "heuristic"}
+        versus = [(r, heur[r["drafter"]]) for r in auto if r["drafter"] in heur]
+        if versus:
+            lines.append(f"Hugging Face's heuristic schedule (+2 after a full round, -1 otherwise), {mode}: " + ", ".join(
+                f"{h['drafter']} {h['speedup_vs_plain']['median']:.2f}x plain (auto {a['speedup_vs_plain']['median']:.2f}x)"
+                for a, h in versus) + ".")
     # The honest verdict: accounting vs clock.
     gained = [r for r in rows if r["k"] and r["impl"] == "ours" and r["tokens_per_pass"] > 1.05]
     no_clock = [r for r in gained if r["speedup_vs_plain"]["median"] < 1.0]

@@ -339,9 +339,10 @@ def mlx_lm_rounds(from_draft: list[bool], k: int, max_tokens: int) -> tuple[int,
 
 
 def build_systems(target, drafters: list[DrafterSpec], ks: list[int], *, sampled_temperature: float | None = 1.0,
-                  with_mlx_lm: bool = True, auto: bool = True) -> list[System]:
-    """Every row: plain baselines first, then each drafter across k (then at k="auto", the generator's
-    default, when `auto`), greedy then sampled."""
+                  with_mlx_lm: bool = True, schedules: tuple[str, ...] = ("auto", "heuristic")) -> list[System]:
+    """Every row: plain baselines first, then each drafter across k, then under each adaptive schedule in
+    `schedules` ("auto", the generator's default; "heuristic", Hugging Face's +2/-1 rule, the baseline
+    auto is measured against), greedy then sampled."""
     modes = [("greedy", 0.0)] + ([("sampled", sampled_temperature)] if sampled_temperature else [])
     systems: list[System] = []
     for mode, temp in modes:
@@ -355,10 +356,10 @@ def build_systems(target, drafters: list[DrafterSpec], ks: list[int], *, sampled
             for k in sorted({min(k, spec.max_k or k) for k in ks}):
                 systems.append(System(f"ours {spec.name} k={k} {mode}", "ours", mode, spec.name, spec.kind, k,
                                       ours_spec(target, spec, k, temp), ours_spec_profile(target, spec, k, temp)))
-            if auto:
-                systems.append(System(f"ours {spec.name} k=auto {mode}", "ours", mode, spec.name, spec.kind, "auto",
-                                      ours_spec(target, spec, "auto", temp),
-                                      ours_spec_profile(target, spec, "auto", temp)))
+            for schedule in schedules:
+                systems.append(System(f"ours {spec.name} k={schedule} {mode}", "ours", mode, spec.name, spec.kind,
+                                      schedule, ours_spec(target, spec, schedule, temp),
+                                      ours_spec_profile(target, spec, schedule, temp)))
             if with_mlx_lm and spec.draft_model is not None:
                 for k in ks:
                     systems.append(System(f"mlx-lm {spec.name} k={k} {mode}", "mlx-lm", mode, spec.name, spec.kind, k,

@@ -205,18 +205,20 @@ def test_quick_bench_writes_results_and_every_greedy_row_is_identical(tmp_path, 
             assert key in row, key
     greedy = [r for r in rows if r["mode"] == "greedy"]
     assert {r["impl"] for r in greedy} == {"ours", "mlx-lm"}
-    assert {r["k"] for r in greedy if r["kind"] == "model"} == {1, 4, "auto"}
-    assert all(r["k"] in (1, 4, "auto") or r["kind"] == "mtp" for r in greedy if r["k"])  # an MTP head stops at its depth
-    auto = [r for r in rows if r["k"] == "auto"]  # the generator's default: ours only, greedy and sampled
-    assert {r["impl"] for r in auto} == {"ours"} and {r["mode"] for r in auto} == {"greedy", "sampled"}
-    assert {r["drafter"] for r in auto if r["mode"] == "greedy"} == {r["drafter"] for r in greedy if r["k"] == 1}
+    assert {r["k"] for r in greedy if r["kind"] == "model"} == {1, 4, "auto", "heuristic"}
+    # an MTP head stops at its depth
+    assert all(r["k"] in (1, 4, "auto", "heuristic") or r["kind"] == "mtp" for r in greedy if r["k"])
+    for schedule in ("auto", "heuristic"):  # the generator's default and HF's baseline: ours only, both modes
+        rows_of = [r for r in rows if r["k"] == schedule]
+        assert {r["impl"] for r in rows_of} == {"ours"} and {r["mode"] for r in rows_of} == {"greedy", "sampled"}
+        assert {r["drafter"] for r in rows_of if r["mode"] == "greedy"} == {r["drafter"] for r in greedy if r["k"] == 1}
     assert all(r["identical_to_plain_greedy"] is True for r in greedy)
     assert any(r["mode"] == "sampled" and r["impl"] == "mlx-lm" and r["k"] for r in rows)
     cost = result["cost_model"]
     assert set(cost["v_k"]) >= {"1", "4"} and cost["c"] and "break_even_alpha_k4" in cost
     md = (tmp_path / "smoke.md").read_text()
     assert "## Headlines" in md and "Reproduce: `python -m bench --quick" in md
-    assert "Default settings (k=auto" in md
+    assert "Default settings (k=auto" in md and "Hugging Face's heuristic schedule" in md
     try:
         import matplotlib  # noqa: F401
     except ImportError:
