@@ -344,6 +344,12 @@ def test_init_from_continues_a_stored_model_and_its_card_says_so(tmp_path, tok):
     other_card = (tmp_path / "other" / "README.md").read_text()
     assert f"trained before on {40 * 8 * 64:,} tokens of {corpus_description('bundled')} ({42 * 8 * 64:,} in all)" \
         in other_card
+    # a third stage counts every stage before it, not only the last
+    third = train(tiny(tmp_path / "e", tok, max_steps=3, out=str(tmp_path / "third"), sample_tokens=2,
+                       no_yardstick=True, init_from=str(tmp_path / "more")))
+    assert third["steps"] == 3
+    assert f"trained before on {50 * 8 * 64:,} tokens in its stages, the last {10 * 8 * 64:,} of them of this " \
+           f"corpus ({53 * 8 * 64:,} in all) |" in (tmp_path / "third" / "README.md").read_text()
     # a bundled corpus is named with the written stories it held (the same spec read fewer before set13-24)
     assert f"| corpus | bundled:written=0.6 ({len(written_stories()):,} written stories, digest {written_digest()}) |" \
         in other_card

@@ -296,6 +296,18 @@ class StoryLMTask(loop.Task):
         return text
 
 
+def _init_line(source: dict, tokens: int, corpus: str) -> str:
+    """The card's "initialised from" line after the folder: what the source saw (all its stages), then
+    the sum with this run's tokens."""
+    seen, total = source["tokens_seen"], source["tokens_in_all"]
+    if not seen:
+        return "whose card does not say how many tokens it saw"
+    named = "this corpus" if source["corpus"] in (None, corpus) else source["corpus"]
+    stages = f"{seen:,} tokens of {named}" if total == seen else \
+        f"{total:,} tokens in its stages, the last {seen:,} of them of {named}"
+    return f"trained before on {stages} ({total + tokens:,} in all)"
+
+
 def initial_weights(cfg: TrainConfig, tok) -> tuple[dict, dict]:
     """--init-from: the folder's weights (float32) and what its card says it was trained on.
 
@@ -316,8 +328,11 @@ def initial_weights(cfg: TrainConfig, tok) -> tuple[dict, dict]:
     card = (folder / "README.md").read_text() if (folder / "README.md").is_file() else ""
     seen = re.search(r"^\| tokens seen \| ([\d,]+) \|", card, re.M)
     corpus = re.search(r"^\| corpus \| (.+?) \|$", card, re.M)
-    return weights, {"folder": str(folder), "tokens_seen": int(seen.group(1).replace(",", "")) if seen else None,
-                     "corpus": corpus.group(1) if corpus else None}
+    # a folder that was itself initialised from another says how many tokens it saw in all, stages included
+    before = re.search(r"^\| initialised from \| .*\(([\d,]+) in all\) \|$", card, re.M)
+    count = (lambda m: int(m.group(1).replace(",", "")) if m else None)
+    return weights, {"folder": str(folder), "tokens_seen": count(seen), "corpus": corpus.group(1) if corpus else None,
+                     "tokens_in_all": count(before) or count(seen)}
 
 
 def train(cfg: TrainConfig, tok=None, invocation: str | None = None) -> dict:
@@ -354,11 +369,8 @@ def train(cfg: TrainConfig, tok=None, invocation: str | None = None) -> dict:
         card = dict(
             preset=cfg.preset, corpus=corpus_description(cfg.corpus),
             train_stories=cfg.train_stories, tokens_seen=summary["tokens_seen"],
-            **({"initialised_from": f"{source['folder']}, " + (
-                f"trained before on {source['tokens_seen']:,} tokens of "
-                + ("this corpus" if source["corpus"] in (None, corpus_description(cfg.corpus)) else source["corpus"])
-                + f" ({source['tokens_seen'] + summary['tokens_seen']:,} in all)"
-                if source["tokens_seen"] else "whose card does not say how many tokens it saw")}
+            **({"initialised_from": f"{source['folder']}, " + _init_line(source, summary["tokens_seen"],
+                                                                          corpus_description(cfg.corpus))}
                if source else {}),
             steps=summary["steps"], batch=f"{cfg.batch_size} x {cfg.seq_len} tokens",
             optimizer=loop.optimizer_line(cfg),
