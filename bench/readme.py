@@ -281,7 +281,8 @@ def models_table(root: Path) -> str:
         config = json.loads((folder / "config.json").read_text())
         training = card_facts((folder / "README.md").read_text(), "## Training")
         weights = folder / ("head.safetensors" if config["model_type"] == "mtp_head" else "model.safetensors")
-        what = f"{_what(config)}, {training['wall time']} of training here"
+        stage = " (its last stage)" if "initialised from" in training else ""
+        what = f"{_what(config)}, {training['wall time']} of training here{stage}"
         if "corpus" in training:
             what += f" on `{training['corpus'].split(' (')[0]}`"
         if name in losses:
