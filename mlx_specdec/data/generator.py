@@ -18,11 +18,12 @@ the stories the team wrote as free prose (:mod:`mlx_specdec.data.written`);
 valid and shapes are the generator's alone.
 
 A training story can also be *retold* (RETELL_SHARE, default none): the story, a
-request to tell it again, and the story once more. A model that has read such
-documents learns to copy a passage it was shown, which is what a user asking
-for a summary, a rewrite or a quotation leans on, and what prompt-lookup
-drafting profits from. Valid and shapes are never retold, so their losses stay
-comparable across corpora.
+request to tell it again, and the story once more: a lesson in copying a passage
+it was shown, what a user asking for a rewrite or a quotation leans on and what
+prompt-lookup drafting profits from. At retell=0.1 it has not been learned yet:
+neither the 5M (1.5M tokens) nor the 30M (1M tokens) repeated a passage after
+it (docs/experiments/2026-12-01-storylm-30m-third-stage.md). Valid and shapes
+are never retold, so their losses stay comparable across corpora.
 
 Everything is deterministic: story i of split s is written from
 ``random.Random(f"{seed}:{s}:{i}")``, so the splits are disjoint seed streams
