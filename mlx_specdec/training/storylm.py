@@ -330,9 +330,9 @@ def initial_weights(cfg: TrainConfig, tok) -> tuple[dict, dict]:
     corpus = re.search(r"^\| corpus \| (.+?) \|$", card, re.M)
     # a folder that was itself initialised from another says how many tokens it saw in all, stages included
     before = re.search(r"^\| initialised from \| .*\(([\d,]+) in all\) \|$", card, re.M)
-    count = (lambda m: int(m.group(1).replace(",", "")) if m else None)
-    return weights, {"folder": str(folder), "tokens_seen": count(seen), "corpus": corpus.group(1) if corpus else None,
-                     "tokens_in_all": count(before) or count(seen)}
+    seen_n, before_n = (int(m.group(1).replace(",", "")) if m else None for m in (seen, before))
+    return weights, {"folder": str(folder), "tokens_seen": seen_n, "corpus": corpus.group(1) if corpus else None,
+                     "tokens_in_all": before_n or seen_n}
 
 
 def train(cfg: TrainConfig, tok=None, invocation: str | None = None) -> dict:
