@@ -183,9 +183,7 @@ def test_ctrl_c_saves_a_checkpoint_and_says_how_to_resume(tmp_path, tok, monkeyp
 
 def test_time_budget_stops_gracefully_then_validates_and_saves(tmp_path, tok):
     out = tmp_path / "model"
-    # no yardstick: early stopping would save its best weights, which a resumed run (that knows only the
-    # part it ran itself) does not have, and this test is about the budget
-    cfg = tiny(tmp_path, tok, max_steps=10**6, time_budget_min=0.02, out=str(out), sample_tokens=5, no_yardstick=True)
+    cfg = tiny(tmp_path, tok, max_steps=10**6, time_budget_min=0.02, out=str(out), sample_tokens=5)
     summary = train(cfg)
     assert summary["stop_reason"] == "time budget"
     assert 0 < summary["steps"] < 10**6 and math.isfinite(summary["valid_loss"])
@@ -295,6 +293,52 @@ def test_training_keeps_the_weights_that_scored_best_on_the_yardstick(tmp_path, 
     assert summary["kept"].startswith("weights with the lowest yardstick loss")
     assert summary["yardstick_loss"] == 1.0  # the step-10 weights, evaluated again after the restore
     assert "yardstick loss | 1.0000" in (tmp_path / "model" / "README.md").read_text()
+
+
+def test_resuming_a_spent_run_saves_the_early_stopped_weights_again(tmp_path, monkeypatch):
+    """The best weights travel in the checkpoint: re-saving a finished run (--resume --overwrite) writes the
+    model the first run wrote, not its last weights; a run stopped after its best step keeps that best too."""
+    import mlx.core as mx
+    from mlx.utils import tree_flatten
+
+    from mlx_specdec.training import storylm
+
+    scores, by_weights = [3.0, 1.0, 2.0, 2.5], {}  # validations at steps 5, 10, 15, 20
+
+    def fake(model, stories, batch_size=8):
+        key = id(tree_flatten(model.parameters())[0][1])
+        if key not in by_weights:
+            by_weights[key] = scores.pop(0) if scores else 9.0  # any weights met later score worse
+        return by_weights[key]
+
+    def saved(folder):
+        return dict(mx.load(str(folder / "model.safetensors")))
+
+    monkeypatch.setattr(storylm, "story_loss", fake)
+    base = dict(preset="storylm-tiny", eval_every=5, ckpt_every=5, train_stories=200, valid_stories=20,
+                vocab_size=400, tokenizer_stories=200, seq_len=32, batch_size=4, quiet=True)
+    # one run of 20 steps, its best at step 10
+    whole = storylm.TrainConfig(**base, max_steps=20, run_dir=str(tmp_path / "a"), out=str(tmp_path / "a-model"))
+    assert storylm.train(whole)["yardstick_loss"] == 1.0
+    first = saved(tmp_path / "a-model")
+    again = storylm.train(storylm.TrainConfig(**{**whole.__dict__, "resume": True, "overwrite": True}))
+    assert again["steps"] == 20 and again["kept"].startswith("weights with the lowest yardstick loss")
+    assert_same(saved(tmp_path / "a-model"), first)
+    # the same run stopped at step 13 (Ctrl-C, after its best) and resumed: the best came back from the checkpoint
+    scores[:] = [3.0, 1.0]
+    cut = storylm.TrainConfig(**base, max_steps=20, run_dir=str(tmp_path / "b"), out=str(tmp_path / "b-model"))
+    with monkeypatch.context() as m:
+        _die_at(m, 13, KeyboardInterrupt())
+        with pytest.raises(SpecDecError, match="interrupted at step 13"):
+            storylm.train(cut)
+    resumed = storylm.train(storylm.TrainConfig(**{**cut.__dict__, "resume": True}))
+    assert resumed["steps"] == 20 and resumed["kept"].startswith("weights with the lowest yardstick loss")
+    assert_same(saved(tmp_path / "b-model"), first)
+
+
+def assert_same(weights: dict, reference: dict) -> None:
+    assert weights.keys() == reference.keys()
+    assert all(np.array_equal(np.array(weights[k]), np.array(reference[k])) for k in reference)
 
 
 def test_a_calibrated_run_saves_the_module_it_trained(tmp_path, monkeypatch):

@@ -77,17 +77,20 @@ def _non_finite(arrays: dict) -> str | None:
     return next((k for k, ok in zip(names, flags) if not ok.item()), None)
 
 
-def save_checkpoint(path: Path, model, optimizer, meta: dict, prefix: str = "model") -> None:
+def save_checkpoint(path: Path, model, optimizer, meta: dict, prefix: str = "model",
+                    extra: dict | None = None) -> None:
     """Weights (fp32), optimizer moments and step, and the run's meta in one file.
 
     Written to a temp file and fsynced before os.replace: a run killed at any
     moment leaves either the previous checkpoint or the new one, never a torn one.
     The file carries a checksum of its tensors, the checkpoint it replaces is
     kept as ckpt.prev.safetensors, and weights holding nan/inf are never written.
-    `prefix` names the trained module's tensors (the MTP trainer saves a "head").
+    `prefix` names the trained module's tensors (the MTP trainer saves a "head");
+    `extra` holds a task's own tensors (named apart from both), given back by load_checkpoint.
     """
     arrays = {f"{prefix}.{k}": v for k, v in tree_flatten(model.parameters())}
     arrays.update({f"optim.{k}": v for k, v in tree_flatten(optimizer.state)})
+    arrays.update(extra or {})
     bad = _non_finite(arrays)
     if bad is not None:
         raise TrainingDiverged(f"{bad} holds nan or inf at step {meta.get('step')}: training stopped and "
@@ -147,13 +150,15 @@ def read_checkpoint_meta(path: Path, required: dict | None = None) -> dict:
     return _read_checkpoint(path, required)[1]
 
 
-def load_checkpoint(path: Path, model, optimizer, prefix: str = "model") -> dict:
+def load_checkpoint(path: Path, model, optimizer, prefix: str = "model") -> tuple[dict, dict]:
+    """Restore the module and the optimizer; returns the meta and the tensors that are neither (a task's extra)."""
     arrays, meta = _read_checkpoint(path)
     cut = len(prefix) + 1
     model.update(tree_unflatten([(k[cut:], v) for k, v in arrays.items() if k.startswith(prefix + ".")]))
     optimizer.state = tree_unflatten([(k[6:], v) for k, v in arrays.items() if k.startswith("optim.")])
     mx.eval(model.parameters(), optimizer.state)
-    return meta
+    extra = {k: v for k, v in arrays.items() if not k.startswith((prefix + ".", "optim."))}
+    return meta, extra
 
 
 def truncate_csv(path: Path, step: int, fields: list[str]) -> None:

@@ -297,6 +297,13 @@ class Task:
     def meta(self) -> dict:
         return {}
 
+    def checkpoint_arrays(self) -> dict:
+        """Tensors of the task's own that a checkpoint keeps beside the module's (names not under its prefix)."""
+        return {}
+
+    def restore(self, meta: dict, arrays: dict) -> None:
+        """On --resume: take back what meta() and checkpoint_arrays() saved."""
+
 
 def calibrate_steps(task: Task, cfg: RunConfig, rows: np.ndarray, budget_s: float) -> int:
     """How many steps fit in the budget: time a few real steps and one validation.
@@ -347,7 +354,7 @@ def run(task: Task, cfg: RunConfig, *, run_dir: Path, train_rows: np.ndarray, me
     optimizer.init(module.trainable_parameters())
     step, elapsed = 0, 0.0
     if meta is not None:
-        load_checkpoint(ckpt_path, module, optimizer, prefix=task.prefix)
+        task.restore(meta, load_checkpoint(ckpt_path, module, optimizer, prefix=task.prefix)[1])
         step, elapsed = meta["step"], meta["elapsed_s"]
         say(f"resumed {ckpt_path} at step {step}")
     truncate_csv(curves_path, step, task.fields)
@@ -358,6 +365,9 @@ def run(task: Task, cfg: RunConfig, *, run_dir: Path, train_rows: np.ndarray, me
     def run_meta() -> dict:
         return dict(base_meta, step=step, rows_seen=step * cfg.batch_size, max_steps=max_steps, elapsed_s=elapsed,
                     seed=cfg.seed, config=asdict(cfg), invocation=first_invocation, **task.meta())
+
+    def checkpoint() -> None:
+        save_checkpoint(ckpt_path, module, optimizer, run_meta(), prefix=task.prefix, extra=task.checkpoint_arrays())
 
     curves_f = open(curves_path, "a", newline="")
     curves = csv.DictWriter(curves_f, task.fields)
@@ -399,10 +409,10 @@ def run(task: Task, cfg: RunConfig, *, run_dir: Path, train_rows: np.ndarray, me
                 progress.update(step, f"{task.info(train, ev)} | lr {lr:.2e} | {tps:,.0f} tok/s", left)
                 losses, terms, t_last, step_last = [], [], time.perf_counter(), step
             if step % cfg.ckpt_every == 0 and step < max_steps:
-                save_checkpoint(ckpt_path, module, optimizer, run_meta(), prefix=task.prefix)
+                checkpoint()
     except KeyboardInterrupt:
         progress.close()
-        save_checkpoint(ckpt_path, module, optimizer, run_meta(), prefix=task.prefix)
+        checkpoint()
         raise InterruptedRun(f"interrupted at step {step}; checkpoint saved, continue with --resume") from None
     finally:
         curves_f.close()
@@ -411,7 +421,7 @@ def run(task: Task, cfg: RunConfig, *, run_dir: Path, train_rows: np.ndarray, me
     module.eval()
     final = task.evaluate(final=True)
     elapsed = elapsed0 + time.perf_counter() - t_start
-    save_checkpoint(ckpt_path, module, optimizer, run_meta(), prefix=task.prefix)
+    checkpoint()
     summary = dict(steps=step, max_steps=max_steps, stop_reason=stop_reason, tokens_seen=step * task.tokens_per_step,
                    train_loss=_last(curves_path, "train_loss"), wall_time_s=round(elapsed, 1),
                    tokens_per_s=round(step * task.tokens_per_step / max(elapsed, 1e-9)), parameters=n_params,

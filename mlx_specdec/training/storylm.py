@@ -239,13 +239,17 @@ def evaluate_models(paths, corpus: str = "bundled", n_stories: int = 2000, seq_l
 
 
 
+BEST = "best"  # the early-stopping weights' prefix in a checkpoint
+
+
 class StoryLMTask(loop.Task):
     """Next-token cross-entropy on rows of seq_len+1 tokens (inputs and shifted targets).
 
     Every validation also scores the hand-written yardstick; the weights with
     the lowest yardstick loss are kept (a reference, no copy) and are the ones
     saved when they beat the final weights: early stopping on text no model
-    trains on. A resumed run keeps the best of the part it ran itself.
+    trains on. Checkpoints carry the best weights and their loss, so a resumed
+    run keeps the best of the whole run, parts before the resume included.
     """
 
     fields = ["step", "tokens", "train_loss", "valid_loss", "yardstick_loss", "lr", "tokens_per_s", "elapsed_s"]
@@ -279,10 +283,33 @@ class StoryLMTask(loop.Task):
                 self.best = (out["yardstick_loss"], dict(tree_flatten(self.module.parameters())))
         return out
 
+    def _best_is_current(self) -> bool:
+        current = dict(tree_flatten(self.module.parameters()))
+        return all(current[k] is v for k, v in self.best[1].items())
+
+    def meta(self) -> dict:
+        if self.best is None:
+            return {}
+        return {"best_yardstick_loss": self.best[0], "best_is_current": self._best_is_current()}
+
+    def checkpoint_arrays(self) -> dict:
+        # the best weights, unless they are the module's own (then the checkpoint holds them once)
+        if self.best is None or self._best_is_current():
+            return {}
+        return {f"{BEST}.{k}": v for k, v in self.best[1].items()}
+
+    def restore(self, meta: dict, arrays: dict) -> None:
+        if "best_yardstick_loss" not in meta:
+            return
+        if meta["best_is_current"]:
+            weights = dict(tree_flatten(self.module.parameters()))
+        else:
+            weights = {k[len(BEST) + 1:]: v for k, v in arrays.items() if k.startswith(BEST + ".")}
+        self.best = (meta["best_yardstick_loss"], weights)
+
     def restore_best(self) -> bool:
         """Put back the weights that scored the lowest yardstick loss; False if the current ones are those."""
-        current = dict(tree_flatten(self.module.parameters()))
-        if self.best is None or all(current[k] is v for k, v in self.best[1].items()):
+        if self.best is None or self._best_is_current():
             return False
         self.module.load_weights(list(self.best[1].items()))
         return True
