@@ -308,11 +308,41 @@ def test_retell_tells_a_share_of_training_stories_twice_and_leaves_the_rest_alon
     assert list(iter_texts("bundled:retell=0.1,written=0.6", "train", n=50)) == told[:50]  # keys in any order
 
 
+def test_passage_retells_only_the_leading_sentences_that_fit_in_its_words():
+    """passage=N retells a story's leading whole sentences, as many as fit in N words (one at least), and
+    tells them first too; the stories it does not retell are untouched."""
+    from mlx_specdec.data.generator import RETELL_REQUESTS
+
+    n = 400
+    whole = list(iter_texts("bundled:written=0.6,retell=0.3", "train", n=n))
+    short = list(iter_texts("bundled:written=0.6,retell=0.3,passage=40", "train", n=n))
+    plain = list(iter_texts("bundled:written=0.6", "train", n=n))
+    assert list(iter_texts("bundled:written=0.6,retell=0.3,passage=0", "train", n=n)) == whole
+    cut = 0
+    for story, long, doc in zip(plain, whole, short):
+        if long == story:
+            assert doc == story
+            continue
+        request = next(r for r in RETELL_REQUESTS if f"\n\n{r}\n" in doc)
+        passage = doc.split(f"\n\n{request}\n")[0]
+        assert doc == f"{passage}\n\n{request}\n{passage}" and long == f"{story}\n\n{request}\n{story}"
+        assert story.startswith(passage) and (passage == story or story[len(passage)].isspace())
+        sentences = re.split(r"(?<=[.!?])\s+", story.strip())
+        kept = len(re.split(r"(?<=[.!?])\s+", passage))
+        assert re.split(r"(?<=[.!?])\s+", passage) == sentences[:kept]  # whole leading sentences, as written
+        assert kept == 1 or len(passage.split()) <= 40  # over N words only when one sentence is
+        if kept < len(sentences):  # and the next sentence would not have fitted
+            cut += 1
+            assert len(passage.split()) + len(sentences[kept].split()) > 40
+    assert cut > 50  # most stories are longer than 40 words
+
+
 @pytest.mark.parametrize("spec", ["bundled:written=1.5", "bundled:written=x", "bundled:shapes=0.2", "bundled:",
-                                  "bundled:retell=2", "bundled:written=0.6,written=0.3", "bundled:written=0.6,"])
+                                  "bundled:retell=2", "bundled:written=0.6,written=0.3", "bundled:written=0.6,",
+                                  "bundled:retell=0.1,passage=-3", "bundled:retell=0.1,passage=0.5"])
 def test_a_bad_bundled_spec_is_one_line_naming_the_form(spec):
     with pytest.raises(SpecDecError) as e:
         iter_texts(spec)
     message = str(e.value)
-    assert "expected 'bundled:written=<share in [0, 1]>[,retell=<share in [0, 1]>]'" in message
+    assert "expected 'bundled:written=<share in [0, 1]>[,retell=<share in [0, 1]>[,passage=<words>]]'" in message
     assert "\n" not in message

@@ -133,8 +133,9 @@ def json_record(record: dict) -> str:
 CONFIG_FLAG_HELP = {
     "out": "the model folder written at the end (refused if it holds something else; see --overwrite)",
     "run_dir": "where the checkpoint, the training curves and the token cache live",
-    "corpus": "'bundled', 'bundled:written=S[,retell=R]' (the written stories' share of training draws; "
-              "the share told twice, story + request + story), 'hub[:repo]' or a TinyStories file/folder",
+    "corpus": "'bundled', 'bundled:written=S[,retell=R[,passage=N]]' (the written stories' share of training "
+              "draws; the share told twice, story + request + story; only its first N words' whole sentences), "
+              "'hub[:repo]' or a TinyStories file/folder",
     "train_stories": "training stories read from the corpus",
     "valid_stories": "validation stories read from the corpus",
     "data_seed": "which bundled stories are generated",

@@ -4,6 +4,7 @@
     iter_texts("bundled", split="shapes")      # only plot shapes no model trains on
     iter_texts("bundled:written=0.6")          # six training stories in ten from the written ones (default 0.3)
     iter_texts("bundled:written=0.6,retell=0.1")  # and one in ten told twice (a copying lesson)
+    iter_texts("bundled:written=0.6,retell=0.3,passage=40")  # three in ten: their first <= 40 words twice
     iter_texts("data/TinyStoriesV2-GPT4-train.txt")
     iter_texts("data/", split="valid")         # picks *valid*.txt / .json / .jsonl
     iter_texts("hub")                          # downloads roneneldan/TinyStories (online only)
@@ -21,8 +22,18 @@ from .tinystories import HUB_REPO, iter_hub, iter_path, normalise_split
 __all__ = ["iter_texts", "iter_stories", "generate_story", "parse_corpus"]
 
 
-BUNDLED_FORM = "expected 'bundled:written=<share in [0, 1]>[,retell=<share in [0, 1]>]', e.g. 'bundled:written=0.6'"
-BUNDLED_KEYS = {"written": "written_share", "retell": "retell_share"}
+BUNDLED_FORM = ("expected 'bundled:written=<share in [0, 1]>[,retell=<share in [0, 1]>[,passage=<words>]]', "
+                "e.g. 'bundled:written=0.6'")
+BUNDLED_KEYS = {"written": "written_share", "retell": "retell_share", "passage": "passage_words"}
+
+
+def _bundled_value(key: str, value: str):
+    """A share in [0, 1], or for 'passage' a whole number of words >= 0; None when it is neither."""
+    try:
+        number = int(value) if key == "passage" else float(value)
+    except ValueError:
+        return None
+    return number if (number >= 0 if key == "passage" else 0.0 <= number <= 1.0) else None
 
 
 def parse_corpus(corpus: str) -> tuple[str, object]:
@@ -36,11 +47,8 @@ def parse_corpus(corpus: str) -> tuple[str, object]:
         shares = {}
         for part in corpus[len("bundled:"):].split(","):
             key, _, value = part.strip().partition("=")
-            try:
-                share = float(value)
-            except ValueError:
-                share = -1.0
-            if key not in BUNDLED_KEYS or BUNDLED_KEYS[key] in shares or not 0.0 <= share <= 1.0:
+            share = _bundled_value(key, value)
+            if key not in BUNDLED_KEYS or BUNDLED_KEYS[key] in shares or share is None:
                 raise SpecDecError(f"corpus {corpus!r}: {BUNDLED_FORM}")
             shares[BUNDLED_KEYS[key]] = share
         return "bundled", shares

@@ -22,8 +22,11 @@ request to tell it again, and the story once more: a lesson in copying a passage
 it was shown, what a user asking for a rewrite or a quotation leans on and what
 prompt-lookup drafting profits from. At retell=0.1 it has not been learned yet:
 neither the 5M (1.5M tokens) nor the 30M (1M tokens) repeated a passage after
-it (docs/experiments/2026-12-01-storylm-30m-third-stage.md). Valid and shapes
-are never retold, so their losses stay comparable across corpora.
+it (docs/experiments/2026-12-01-storylm-30m-third-stage.md). A retold story of
+about 350 tokens often straddles two 256-token training rows, so ``passage=N``
+retells only the story's leading whole sentences that fit in N words: a short
+document whose two copies share a row. Valid and shapes are never retold, so
+their losses stay comparable across corpora.
 
 Everything is deterministic: story i of split s is written from
 ``random.Random(f"{seed}:{s}:{i}")``, so the splits are disjoint seed streams
@@ -34,6 +37,7 @@ from __future__ import annotations
 
 import hashlib
 import random
+import re
 from typing import Callable, Iterator, Sequence
 
 from ..errors import SpecDecError
@@ -60,12 +64,24 @@ SPLITS = tuple(SPLIT_SHAPES)
 WRITTEN_SHARE = 0.3
 # The share of training stories told twice (story, a request to retell it, the story again); none by default.
 RETELL_SHARE = 0.0
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 RETELL_REQUESTS = ("Tell the story again:", "Now tell it once more:", "Here is the same story again:",
                    "Can you tell it again?", "Tell me that story one more time:")
 
 
-def retold(story: str, rng: random.Random) -> str:
-    """A retelling document: the story, one of RETELL_REQUESTS, and the story word for word."""
+def retold(story: str, rng: random.Random, passage_words: int = 0) -> str:
+    """A retelling document: the story, one of RETELL_REQUESTS, and the story word for word. With
+    `passage_words`, only the story's leading sentences that fit in that many words (one at least) are
+    told and retold: a short document, whose two halves sit in one training row."""
+    if passage_words:
+        story = story.strip()
+        ends = [m.start() for m in _SENTENCE_END.finditer(story)] + [len(story)]
+        cut = ends[0]  # the first sentence, however long
+        for end in ends[1:]:
+            if len(story[:end].split()) > passage_words:
+                break
+            cut = end
+        story = story[:cut]
     return f"{story}\n\n{rng.choice(RETELL_REQUESTS)}\n{story}"
 
 
@@ -90,10 +106,12 @@ def generate_story(rng: random.Random, plots: Sequence[Plot] | None = None) -> s
 
 
 def iter_stories(split: str = "train", n: int | None = None, seed: int = 0,
-                 written_share: float = WRITTEN_SHARE, retell_share: float = RETELL_SHARE) -> Iterator[str]:
+                 written_share: float = WRITTEN_SHARE, retell_share: float = RETELL_SHARE,
+                 passage_words: int = 0) -> Iterator[str]:
     """Stream bundled stories of `split` ("train", "valid" or "shapes"); n=None streams forever.
     In the train split, a story is one of the written stories with probability `written_share`, and
-    is retold (`retold`) with probability `retell_share`.
+    is retold (`retold`, its leading `passage_words` words when that is not 0) with probability
+    `retell_share`.
 
     Story i of a split is written from its own generator seeded with
     f"{seed}:{split}:{i}", so any story can be regenerated alone and the
@@ -105,12 +123,14 @@ def iter_stories(split: str = "train", n: int | None = None, seed: int = 0,
         raise SpecDecError(f"the written stories' share must be in [0, 1], got {written_share!r}")
     if not 0.0 <= retell_share <= 1.0:
         raise SpecDecError(f"the retold stories' share must be in [0, 1], got {retell_share!r}")
+    if isinstance(passage_words, bool) or not isinstance(passage_words, int) or passage_words < 0:
+        raise SpecDecError(f"the retold passage's length must be a whole number of words >= 0, got {passage_words!r}")
     plots = [SHAPES[s] for s in SPLIT_SHAPES[split]]
-    return _stream(split, plots, n, seed, written_share, retell_share)
+    return _stream(split, plots, n, seed, written_share, retell_share, passage_words)
 
 
 def _stream(split: str, plots: list[Plot], n: int | None, seed: int, share: float,
-            retell: float) -> Iterator[str]:
+            retell: float, passage_words: int) -> Iterator[str]:
     train = split == "train"
     written = written_stories() if train else ()
     i = 0
@@ -124,6 +144,6 @@ def _stream(split: str, plots: list[Plot], n: int | None, seed: int, share: floa
             # its own generator, so a corpus without retellings is this one with them taken out
             told = random.Random(f"{seed}:{split}:{i}:retell")
             if told.random() < retell:
-                text = retold(text, told)
+                text = retold(text, told, passage_words)
         yield text
         i += 1
