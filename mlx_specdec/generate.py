@@ -351,6 +351,7 @@ def speculative_stream(
             profile.mark("host")
         token = queue_step()
         leave_with = None  # the k of the round that follows the step in flight, once the drafter has drafts
+        first = True  # the run's first step was not queued behind another: it is not pipelined
         while True:
             queued, k_next = None, None
             if pipeline and produced + 1 < max_new_tokens:
@@ -372,7 +373,8 @@ def speculative_stream(
             stats.count_round(0, 0, 1)
             produced += 1
             if adaptive is not None:
-                adaptive.update(0, 0, time.perf_counter() - started)
+                adaptive.update(0, 0, time.perf_counter() - started, pipelined=not first)
+            first = False
             yield Emission([tid], ["target"])
             if tid in eos:
                 return True

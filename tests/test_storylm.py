@@ -162,3 +162,28 @@ def test_mlx_lm_speculative_generate_step_matches_target_greedy(model):
     ]
     assert [t for t, _ in self_got] == expected
     assert sum(d for _, d in self_got) >= 9
+
+
+@pytest.mark.parametrize("strategy", ["cache", "compiled"])
+@pytest.mark.parametrize("owed", [3, 37])
+def test_a_drafters_catch_up_leaves_it_where_feeding_every_token_would(model, strategy, owed):
+    """After a run of plain steps (rounds without drafts queue the target's tokens unfed), catch_up feeds
+    them in one pass; the drafter then holds the same state as one given the whole text: the same
+    committed count, pending token and next-token logits."""
+    from mlx_specdec.drafters import ModelDrafter
+    from mlx_specdec.sampling import SamplingPolicy
+
+    ids = _ids(8 + owed, seed=3)[0].tolist()
+    prompt, plain_steps = ids[:8], ids[8:]
+    policy = SamplingPolicy()  # greedy
+    late = ModelDrafter(model, strategy)
+    late.prefill(prompt)
+    for tid in plain_steps:  # as the loop's rounds without drafts do
+        late.propose(0, policy, None)
+        late.commit(0, tid)
+    late.catch_up()
+    fresh = ModelDrafter(model, strategy)
+    fresh.prefill(ids)
+    assert (late.seq.committed, late.seq.pending.tolist()) == (fresh.seq.committed, fresh.seq.pending.tolist())
+    assert mx.allclose(late.seq.extend(mx.array([], dtype=mx.int32))[-1],
+                       fresh.seq.extend(mx.array([], dtype=mx.int32))[-1], atol=ATOL).item()
