@@ -25,7 +25,9 @@ neither the 5M (1.5M tokens) nor the 30M (1M tokens) repeated a passage after
 it (docs/experiments/2026-12-01-storylm-30m-third-stage.md). A retold story of
 about 350 tokens often straddles two 256-token training rows, so ``passage=N``
 retells only the story's leading whole sentences that fit in N words: a short
-document whose two copies share a row. Valid and shapes are never retold, so
+document whose two copies share a row; at retell=0.5,passage=40 the 1M did not
+learn to copy in 0.5M tokens either (docs/experiments/2026-12-01-copying-and-probes.md).
+Valid and shapes are never retold, so
 their losses stay comparable across corpora.
 
 Everything is deterministic: story i of split s is written from
