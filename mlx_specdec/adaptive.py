@@ -16,25 +16,27 @@ text as it changes:
   around its one sync point, so it holds every cost the round has (drafter
   steps, the verification pass, the verdict, the commit, host Python), not
   just those a cost model names: a least-squares line T(k) = a + b k fitted
-  to the rounds seen, and T(0), a decayed mean over the pipelined plain steps
-  (each queued behind the one before it, as the plain loop runs them). The
-  first step of a run of plain steps is not pipelined and runs slower; it is
-  kept apart, and read only while no pipelined step has been seen, since a run
-  of plain steps soon pays the pipelined price. So that there is one, a probe
-  of k = 0 from a drafting best runs two plain steps, not one.
+  to the rounds seen, and T(0), the same decayed mean over the rounds without
+  drafts, each timed from the end of the step before it (the next step computes
+  while the host reads this one, so only the whole cycle is the price; the
+  first of a run of plain steps, which is not yet pipelined and runs slow,
+  fades as fast as any other sample).
 
 The choice is argmax_k E(k) / T(k) over 0..k_max (16). k = 0 is a plain step of
 the target (the loop runs it as the plain loop's pipelined step where the
 drafter allows, so T(0) is what plain decoding costs). To keep every estimate
 fed, a round now and then tries a neighbour of the current best (fixed
 schedule, no randomness: the choice depends only on past rounds, so
-speculative sampling stays exact). While the best is k = 0 the probe (k = 1)
-comes four times less often, and half as often again after every probe that
-leaves k = 0 the best (down to one in PROBE_BACKOFF_MAX times the first
-interval): a probe costs more than the plain steps it replaces, a model
-drafter's catch-up over the skipped tokens included (measured, sampled
-distilled 1M -> 5M: 10-14 ms, about two plain steps, on top of the round), so a
-pair that does not pay should stop paying to learn that again. A round without
+speculative sampling stays exact). While the best is k = 0 the probe comes
+four times less often, and half as often again after every probe that leaves
+k = 0 the best (down to one in PROBE_BACKOFF_MAX times the first interval): a
+probe costs more than the plain steps it replaces, a model drafter's catch-up
+over the skipped tokens included, so a pair that does not pay should stop
+paying to learn that again. A probe is PROBE_ROUNDS rounds at the best k of
+at least one, and the first of them does not feed the time line: the first
+round after a run of plain steps pays for the switch (its buffers have grown,
+so its compiled steps trace anew), and priced at that round drafting looked
+dearer than it is, so auto stayed at k = 0 where drafting won. A round without
 drafts says nothing about acceptance: alpha keeps its evidence through a run of
 plain steps instead of decaying to the prior.
 
@@ -48,6 +50,7 @@ from dataclasses import dataclass, field
 
 SCHEDULES = ("auto", "heuristic")  # the names k may take besides a fixed integer
 PROBE_BACKOFF_MAX = 8  # while plain steps stay best, probes back off to one in 8x the first interval
+PROBE_ROUNDS = 3  # drafting rounds a probe out of plain steps runs; the first is not timed into the line
 
 
 @dataclass
@@ -64,14 +67,13 @@ class AdaptiveK:
     _fail_s: list = field(default_factory=lambda: [0.0, 0.0], init=False)  # a fully accepted round
     _state: int = field(default=0, init=False)
     _fit: list = field(default_factory=lambda: [0.0] * 5, init=False)  # sums: w, wk, wk^2, wT, wkT
-    _t0: list = field(default_factory=lambda: [0.0, 0.0], init=False)  # decayed sums of pipelined plain steps: w, wT
-    _t0_first: list = field(default_factory=lambda: [0.0, 0.0], init=False)  # of the first step of a plain run
-    _hold_plain: int = field(default=0, init=False)  # plain steps a probe of k = 0 still owes
+    _t0: list = field(default_factory=lambda: [0.0, 0.0], init=False)  # decayed sums of plain rounds: w, wT
     _round: int = field(default=0, init=False)
     _last: int = field(default=0, init=False)
     _probe_every: int = field(default=0, init=False)  # rounds between probes while k = 0 is the best
     _next_probe: int = field(default=0, init=False)  # the round of the next one
-    _probing: bool = field(default=False, init=False)  # the last round was such a probe
+    _probe_left: int = field(default=0, init=False)  # rounds of the current probe still to run
+    _switched: bool = field(default=False, init=False)  # this round is the first after plain steps
     history: list = field(default_factory=list, init=False, repr=False)  # k chosen per round
 
     def __post_init__(self):
@@ -89,7 +91,6 @@ class AdaptiveK:
 
         self._fit = shrunk(earlier._fit, earlier._fit[0])
         self._t0 = shrunk(earlier._t0, earlier._t0[0])
-        self._t0_first = shrunk(earlier._t0_first, earlier._t0_first[0])
         self._succ, self._fail = shrunk([earlier._succ, earlier._fail], earlier._succ + earlier._fail)
         for st in (0, 1):
             self._succ_s[st], self._fail_s[st] = shrunk([earlier._succ_s[st], earlier._fail_s[st]],
@@ -119,9 +120,8 @@ class AdaptiveK:
     def round_time(self, k: int) -> float | None:
         """The fitted seconds of a round of k drafts; None until there is data."""
         w, wk, wk2, wt, wkt = self._fit
-        for t0 in (self._t0, self._t0_first):  # pipelined steps when there are any
-            if k == 0 and t0[0] > 0:
-                return t0[1] / t0[0]
+        if k == 0 and self._t0[0] > 0:
+            return self._t0[1] / self._t0[0]
         if w <= 0:
             return None
         det = w * wk2 - wk * wk
@@ -141,33 +141,39 @@ class AdaptiveK:
         scores = [(self.expected_tokens(k) / t if t and t > 0 else 0.0) for k, t in enumerate(times)]
         return max(range(self.k_max + 1), key=lambda k: scores[k])
 
+    def best_drafting(self) -> int:
+        """The best k of at least one: what a probe out of plain steps tries."""
+        times = [self.round_time(k) for k in range(1, self.k_max + 1)]
+        if any(t is None or t <= 0 for t in times):
+            return max(1, self.k_start)
+        return max(range(1, self.k_max + 1), key=lambda k: self.expected_tokens(k) / times[k - 1])
+
     def choose(self) -> int:
         self._round += 1
         if self._round <= 2:  # two different k first, so the line has a slope
             k = self.k_start if self._round == 1 else max(1, self.k_start // 2)
-        elif self._hold_plain:
-            self._hold_plain, k = self._hold_plain - 1, 0
+        elif self._probe_left:  # the rest of a probe, at the k it started with
+            k = self._last
         else:
             k = self.best()
             if k == 0:
                 if self._round >= self._next_probe:
-                    k, self._probing = 1, True
+                    k, self._probe_left = self.best_drafting(), PROBE_ROUNDS
                     self._next_probe = self._round + self._probe_every
             else:
                 self._next_probe = self._round + self._probe_every
                 if self._round % self.explore_every == 0:
                     k = k + 1 if k < self.k_max and (self._round // self.explore_every) % 2 else k - 1
-                    self._hold_plain = 1 if k == 0 else 0  # a second plain step: a pipelined one
+        self._switched = k > 0 and self._last == 0 and self._round > 1
         self._last = k
         self.history.append(k)
         return k
 
-    def update(self, drafted: int, accepted: int, seconds: float, pipelined: bool = True) -> None:
-        """Feed back one round: how many drafts it had, how many were accepted, its wall time (and for a
-        plain step, whether it was queued behind the one before it)."""
+    def update(self, drafted: int, accepted: int, seconds: float) -> None:
+        """Feed back one round: how many drafts it had, how many were accepted, its wall time."""
         d = self.decay
         if drafted == 0:  # a plain step: its time, and nothing about acceptance
-            t0 = self._t0 if pipelined else self._t0_first
+            t0 = self._t0
             t0[0], t0[1] = d * t0[0] + 1.0, d * t0[1] + seconds
             return
         rejected = 1 if accepted < drafted else 0
@@ -178,16 +184,17 @@ class AdaptiveK:
         self._fail_s[st] = d * self._fail_s[st] + rejected
         self._state = 1 - rejected
         s = self._fit
-        for i, v in enumerate((1.0, drafted, drafted * drafted, seconds, drafted * seconds)):
-            s[i] = d * s[i] + v
+        if not (self._switched and self._fit[0] > 0):  # the switch's round says little about a round's cost
+            for i, v in enumerate((1.0, drafted, drafted * drafted, seconds, drafted * seconds)):
+                s[i] = d * s[i] + v
         base = 4 * self.explore_every
-        if self._probing:
-            self._probing = False
-            if self.best() == 0:  # the probe left plain steps the best: wait twice as long for the next
+        if self._probe_left:
+            self._probe_left -= 1
+            if not self._probe_left and self.best() == 0:  # plain steps still best: wait twice as long
                 self._probe_every = min(2 * self._probe_every, PROBE_BACKOFF_MAX * base)
                 self._next_probe = self._round + self._probe_every
         elif self._probe_every > base and self.best() > 0:
-            # drafting pays again (not just a warm start's opening guess): a later fall to k = 0 probes afresh
+            # a drafting round after which drafting is still the best: a later fall to k = 0 probes afresh
             self._probe_every = base
 
 
@@ -232,7 +239,7 @@ class HeuristicK:
         self.history.append(self.k)
         return self.k
 
-    def update(self, drafted: int, accepted: int, seconds: float, pipelined: bool = True) -> None:
+    def update(self, drafted: int, accepted: int, seconds: float) -> None:
         if drafted == 0:  # a round without drafts (e.g. prompt lookup without a match) moves nothing
             return
         self.k = min(self.k_max, self.k + 2) if accepted == drafted else max(1, self.k - 1)

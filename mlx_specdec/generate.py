@@ -351,7 +351,6 @@ def speculative_stream(
             profile.mark("host")
         token = queue_step()
         leave_with = None  # the k of the round that follows the step in flight, once the drafter has drafts
-        first = True  # the run's first step was not queued behind another: it is not pipelined
         while True:
             queued, k_next = None, None
             if pipeline and produced + 1 < max_new_tokens:
@@ -373,15 +372,17 @@ def speculative_stream(
             stats.count_round(0, 0, 1)
             produced += 1
             if adaptive is not None:
-                adaptive.update(0, 0, time.perf_counter() - started, pipelined=not first)
-            first = False
+                # timed from the end of the step before: the queued step computes while the host is away
+                now = time.perf_counter()
+                adaptive.update(0, 0, now - started)
+                started = now
             yield Emission([tid], ["target"])
             if tid in eos:
                 return True
             if queued is None:
                 carried = k_next
                 return False
-            started, token = time.perf_counter(), queued
+            token = queued
             if k_next > 0 and drafter.would_propose():
                 leave_with = k_next  # drafts again after the step in flight
 

@@ -40,23 +40,39 @@ def test_hopeless_drafts_fall_back_to_plain_steps():
 
 
 def test_probes_back_off_while_plain_steps_stay_best_and_drafting_comes_back_when_it_pays():
-    from mlx_specdec.adaptive import PROBE_BACKOFF_MAX
+    from mlx_specdec.adaptive import PROBE_BACKOFF_MAX, PROBE_ROUNDS
 
     ctrl = feed(AdaptiveK(k_max=8), 1400, accept_rate=0.05, t0=4e-3, per_draft=2e-3, base=5e-3)
-    assert ctrl.history[:3] == [4, 2, 0]  # the opening rounds, then plain steps
-    probes = [i for i, k in enumerate(ctrl.history) if k > 0][2:]
-    assert all(ctrl.history[i] == 1 for i in probes)
-    gaps = [b - a for a, b in zip(probes, probes[1:])]
-    first = 4 * ctrl.explore_every
-    assert probes[0] < first and gaps[:4] == [2 * first, 4 * first, 8 * first, 8 * first]  # doubling to the cap
-    assert PROBE_BACKOFF_MAX == 8 and set(gaps[2:]) == {PROBE_BACKOFF_MAX * first}
+    h = ctrl.history
+    assert h[:3] == [4, 2, 0]  # the opening rounds, then plain steps
+    starts = [i for i in range(3, len(h)) if h[i] > 0 and h[i - 1] == 0]
+    for i in starts:  # a probe: PROBE_ROUNDS drafting rounds at one k, then plain steps again
+        assert h[i : i + PROBE_ROUNDS] == [h[i]] * PROBE_ROUNDS and h[i + PROBE_ROUNDS] == 0
+    gaps = [b - a for a, b in zip(starts, starts[1:])]
+    first, rest = 4 * ctrl.explore_every, PROBE_ROUNDS - 1  # the next interval counts from a probe's last round
+    assert starts[0] < first and [g - rest for g in gaps[:3]] == [2 * first, 4 * first, 8 * first]
+    assert PROBE_BACKOFF_MAX == 8 and set(gaps[2:]) == {PROBE_BACKOFF_MAX * first + rest}  # doubling, to the cap
     # The text changes: drafts become good. Probes at the cap find it (each accepted draft lifts alpha, which
     # carries the hopeless rounds' evidence until then), and drafting resumes.
-    seen = len(ctrl.history)
+    seen = len(h)
     feed(ctrl, 5 * PROBE_BACKOFF_MAX * first, accept_rate=0.97, t0=4e-3, per_draft=0.2e-3, base=5e-3)
     assert ctrl.best() > 2 and ctrl.history[-20:].count(0) == 0
     back = next(i for i, k in enumerate(ctrl.history[seen:]) if k > 1)
-    assert back <= 4 * PROBE_BACKOFF_MAX * first
+    assert back <= 2 * PROBE_BACKOFF_MAX * first
+
+
+def test_the_first_round_after_plain_steps_does_not_feed_the_time_line():
+    """A switch from plain steps pays once (grown buffers trace anew): its round is left out of T(k)."""
+    ctrl = feed(AdaptiveK(k_max=4), 40, accept_rate=0.5, t0=4e-3, per_draft=1e-3, base=5e-3)
+    fit = list(ctrl._fit)
+    ctrl._last = 0  # as after a plain step
+    k = ctrl.choose()
+    assert k > 0 and ctrl._switched
+    ctrl.update(k, 0, 1.0)  # a very slow first round: it must not move the line
+    assert ctrl._fit == fit
+    k = ctrl.choose()
+    ctrl.update(k, 0, 5e-3 + k * 1e-3)
+    assert ctrl._fit != fit and ctrl.round_time(2) == pytest.approx(5e-3 + 2e-3, rel=1e-6)
 
 
 def test_a_warm_start_keeps_the_probe_schedule():
@@ -65,24 +81,6 @@ def test_a_warm_start_keeps_the_probe_schedule():
     later.warm_start(earlier)
     assert later._probe_every == earlier._probe_every > 4 * later.explore_every
     assert later._next_probe - later._round == earlier._next_probe - earlier._round
-
-
-def test_plain_steps_are_priced_at_the_pipelined_step_and_a_k0_probe_runs_two_of_them():
-    """The first step of a plain run is not pipelined; T(0) reads it only until a pipelined step is seen.
-    From a drafting best, the neighbour probe k = 0 runs two plain steps, so the second one is seen."""
-    ctrl = AdaptiveK(k_max=4)
-    ctrl.update(0, 0, 9e-3, pipelined=False)
-    assert ctrl.round_time(0) == pytest.approx(9e-3)
-    ctrl.update(0, 0, 4e-3, pipelined=True)
-    ctrl.update(0, 0, 10e-3, pipelined=False)
-    assert ctrl.round_time(0) == pytest.approx(4e-3)  # the pipelined price, whatever the first steps cost
-    # k = 1 pays (1.9 tokens for 6 ms, against 4 ms a token): the probes of k = 0 come in pairs
-    ctrl = AdaptiveK(k_max=1, k_start=1, explore_every=4)
-    for _ in range(40):
-        k = ctrl.choose()
-        ctrl.update(k, k, 6e-3 if k else 4e-3, pipelined=k == 0 and ctrl.history[-2:-1] == [0])
-    runs = "".join(str(k) for k in ctrl.history[3:]).rstrip("0").split("1")  # the tail may be a run cut short
-    assert {len(r) for r in runs if r} == {2} and len([r for r in runs if r]) >= 5  # plain runs of exactly two
 
 
 def test_the_choice_maximises_expected_tokens_per_second_on_the_fitted_costs():
@@ -359,9 +357,9 @@ def test_a_model_drafter_catches_up_outside_the_round_it_times(monkeypatch):
     seen = []
 
     class Recording(AdaptiveK):
-        def update(self, drafted, accepted, seconds, pipelined=True):
+        def update(self, drafted, accepted, seconds):
             seen.append((drafted, seconds))
-            super().update(drafted, accepted, seconds, pipelined)
+            super().update(drafted, accepted, seconds)
 
         def choose(self):  # two rounds of two drafts, then three plain steps, again and again
             self._round += 1
