@@ -134,19 +134,14 @@ class AdaptiveK:
             return a  # no plain round seen yet: a round without drafter steps
         return t
 
-    def best(self) -> int:
+    def best(self, least: int = 0) -> int:
+        """argmax E(k) / T(k) over least..k_max (least=1: the best drafting k, what a probe out of plain
+        steps tries); k_start until every round time is known."""
         times = [self.round_time(k) for k in range(self.k_max + 1)]
         if any(t is None or t <= 0 for t in times[1:]):
-            return self.k_start
+            return max(least, self.k_start)
         scores = [(self.expected_tokens(k) / t if t and t > 0 else 0.0) for k, t in enumerate(times)]
-        return max(range(self.k_max + 1), key=lambda k: scores[k])
-
-    def best_drafting(self) -> int:
-        """The best k of at least one: what a probe out of plain steps tries."""
-        times = [self.round_time(k) for k in range(1, self.k_max + 1)]
-        if any(t is None or t <= 0 for t in times):
-            return max(1, self.k_start)
-        return max(range(1, self.k_max + 1), key=lambda k: self.expected_tokens(k) / times[k - 1])
+        return max(range(least, self.k_max + 1), key=lambda k: scores[k])
 
     def choose(self) -> int:
         self._round += 1
@@ -158,7 +153,7 @@ class AdaptiveK:
             k = self.best()
             if k == 0:
                 if self._round >= self._next_probe:
-                    k, self._probe_left = self.best_drafting(), PROBE_ROUNDS
+                    k, self._probe_left = self.best(least=1), PROBE_ROUNDS
                     self._next_probe = self._round + self._probe_every
             else:
                 self._next_probe = self._round + self._probe_every
