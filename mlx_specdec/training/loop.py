@@ -238,10 +238,11 @@ def guard_outputs(out, run_dir: Path, *, overwrite: bool, protect: dict) -> None
 
 
 def check_space(run_dir: Path, out, n_params: int) -> None:
-    """Room for two fp32 checkpoints (weights + two moments each) and the fp16 result, with a margin."""
+    """Room for two fp32 checkpoints (weights, two moments and at most one more copy of the weights, such as
+    the early-stopping best) and the fp16 result, with a margin."""
     from ..models.folders import check_writable
 
-    check_writable(run_dir, 2 * 12 * n_params + 50_000_000, flag="--run-dir")
+    check_writable(run_dir, 2 * 16 * n_params + 50_000_000, flag="--run-dir")
     if out:
         check_writable(Path(out).parent, 2 * n_params + 10_000_000, shown=out)
 
