@@ -4,39 +4,54 @@
 draft length. It keeps two running estimates, both decayed so they follow the
 text as it changes:
 
-* the per-draft acceptance rate alpha, from each round's verdict (``accepted``
-  successes, plus one failure when a draft was rejected): a round of k drafts
-  then emits E(k) = 1 + alpha + ... + alpha^k tokens on average. Acceptance
-  comes in runs (a drafter that just matched a whole block is likely to match
-  the next: a repeated phrase, a stretch the drafter knows), so alpha is kept
-  apart for the two states the last drafting round can leave, fully accepted
-  or not, each shrunk toward the pooled rate, and the round reads the one its
-  predecessor left;
+* how far a round's drafts are accepted: for each draft position i, the chance
+  that the i-th draft is rejected once the ones before it were accepted (its
+  hazard), from each round's verdict (positions 1..accepted survived, the next
+  one, if drafted, failed; positions past the round's drafts say nothing). A
+  round of k drafts then emits E(k) = 1 + S(1) + ... + S(k) tokens on average,
+  S(i) the chance that the first i drafts all agree. The hazard is kept per
+  position because it falls along the block: a drafter that matched eight
+  drafts has found a stretch it knows (a repeated phrase, a copied passage) and
+  is likelier to match the ninth than the first. With one rate for every
+  position (a geometric run) long blocks look worse than they are, short ones
+  better, and prompt lookup, which is either copying or wrong at once, looks
+  like a mediocre drafter at every length. Acceptance also comes in runs from
+  one round to the next, so the counts are kept apart for the two states the
+  last drafting round can leave, fully accepted or not; each state's hazard at
+  a position is shrunk toward the pooled one, and that toward the position
+  before it (a position never drafted yet inherits the hazard of the last one
+  seen), so thin evidence borrows from thicker;
 * the wall time of a round as a function of k, measured by the loop itself
   around its one sync point, so it holds every cost the round has (drafter
   steps, the verification pass, the verdict, the commit, host Python), not
   just those a cost model names: a least-squares line T(k) = a + b k fitted
-  to the rounds seen, and T(0), the same decayed mean over the rounds without
+  to the rounds seen, with T(0) as one more point at k = 0 of ANCHOR_WEIGHT
+  rounds' weight (a round without drafts is a plain step; without that anchor
+  a line fitted to rounds at k = 15 and 16, where a drafter that agrees runs,
+  has a slope from noise and put T(3) at 23 ms where it costs 13), and T(0),
+  the same decayed mean over the rounds without
   drafts, each timed from the end of the step before it (the next step computes
-  while the host reads this one, so only the whole cycle is the price; the
-  first of a run of plain steps, which is not yet pipelined and runs slow,
-  fades as fast as any other sample).
+  while the host reads this one, so only the whole cycle is the price). T(0)
+  is read from the steps inside a run of plain steps: the first one of a run
+  is not yet pipelined and runs slower (7-9 ms against 5.5 ms for the 5M on an
+  Intel 2-core), and priced at that step plain decoding looks dearer than it is,
+  so a drafter that barely pays kept drafting where plain steps won. It is
+  kept apart, and used only until a step inside a run has been seen.
 
 The choice is argmax_k E(k) / T(k) over 0..k_max (16). k = 0 is a plain step of
 the target (the loop runs it as the plain loop's pipelined step where the
 drafter allows, so T(0) is what plain decoding costs). To keep every estimate
 fed, a round now and then tries a neighbour of the current best (fixed
 schedule, no randomness: the choice depends only on past rounds, so
-speculative sampling stays exact). While the best is k = 0 the probe comes
+speculative sampling stays exact); a neighbour of k = 1 is a run of
+PROBE_ROUNDS plain steps, so that a step inside a run is timed. While the best is k = 0 the probe comes
 four times less often, and half as often again after every probe that leaves
 k = 0 the best (down to one in PROBE_BACKOFF_MAX times the first interval): a
 probe costs more than the plain steps it replaces, a model drafter's catch-up
 over the skipped tokens included, so a pair that does not pay should stop
 paying to learn that again. A probe is PROBE_ROUNDS rounds at the best k of
-at least one, and the first of them does not feed the time line: the first
-round after a run of plain steps pays for the switch (its buffers have grown,
-so its compiled steps trace anew), and priced at that round drafting looked
-dearer than it is, so auto stayed at k = 0 where drafting won. A round without
+at least one (a single round is one point of the time line, too few to move
+it). A round without
 drafts says nothing about acceptance: alpha keeps its evidence through a run of
 plain steps instead of decaying to the prior.
 
@@ -50,7 +65,8 @@ from dataclasses import dataclass, field
 
 SCHEDULES = ("auto", "heuristic")  # the names k may take besides a fixed integer
 PROBE_BACKOFF_MAX = 8  # while plain steps stay best, probes back off to one in 8x the first interval
-PROBE_ROUNDS = 3  # drafting rounds a probe out of plain steps runs; the first is not timed into the line
+PROBE_ROUNDS = 3  # drafting rounds a probe out of plain steps runs, and plain steps an exploration at k = 0
+ANCHOR_WEIGHT = 1.0  # rounds' worth of weight T(0) has as the line's point at k = 0
 
 
 @dataclass
@@ -63,23 +79,33 @@ class AdaptiveK:
     prior_weight: float = 2.0
     _succ: float = field(default=0.0, init=False)  # pooled over every drafting round
     _fail: float = field(default=0.0, init=False)
-    _succ_s: list = field(default_factory=lambda: [0.0, 0.0], init=False)  # per state: after a rejection, after
-    _fail_s: list = field(default_factory=lambda: [0.0, 0.0], init=False)  # a fully accepted round
+    # Decayed counts per draft position (index i: the i-th draft; 0 unused): rounds that drafted position i
+    # after accepting the ones before it, and those of them that rejected it. Pooled, and per state
+    # (0: after a rejection, 1: after a fully accepted round).
+    _reach: list = field(default=None, init=False)
+    _fails: list = field(default=None, init=False)
+    _reach_s: list = field(default=None, init=False)
+    _fails_s: list = field(default=None, init=False)
     _state: int = field(default=0, init=False)
     _fit: list = field(default_factory=lambda: [0.0] * 5, init=False)  # sums: w, wk, wk^2, wT, wkT
-    _t0: list = field(default_factory=lambda: [0.0, 0.0], init=False)  # decayed sums of plain rounds: w, wT
+    _t0: list = field(default_factory=lambda: [0.0, 0.0], init=False)  # decayed sums of plain steps in a run: w, wT
+    _t0_first: list = field(default_factory=lambda: [0.0, 0.0], init=False)  # and of the first step of a run
+    _plain_run: bool = field(default=False, init=False)  # the last round fed back was a plain step
+    _plain_left: int = field(default=0, init=False)  # plain steps still to run of an exploration at k = 0
     _round: int = field(default=0, init=False)
     _last: int = field(default=0, init=False)
     _probe_every: int = field(default=0, init=False)  # rounds between probes while k = 0 is the best
     _next_probe: int = field(default=0, init=False)  # the round of the next one
     _probe_left: int = field(default=0, init=False)  # rounds of the current probe still to run
-    _switched: bool = field(default=False, init=False)  # this round is the first after plain steps
     history: list = field(default_factory=list, init=False, repr=False)  # k chosen per round
 
     def __post_init__(self):
         if self.k_max < 1 or not 0 <= self.k_start <= self.k_max:
             raise ValueError(f"need 1 <= k_max and 0 <= k_start <= k_max, got {self.k_max}, {self.k_start}")
         self._probe_every = self._next_probe = 4 * self.explore_every
+        n = self.k_max + 1
+        self._reach, self._fails = [0.0] * n, [0.0] * n
+        self._reach_s, self._fails_s = [[0.0] * n, [0.0] * n], [[0.0] * n, [0.0] * n]
 
     def warm_start(self, earlier: "AdaptiveK", weight: float = 4.0) -> None:
         """Start from what an earlier generation of the same pair learned, its evidence shrunk to at most
@@ -91,10 +117,14 @@ class AdaptiveK:
 
         self._fit = shrunk(earlier._fit, earlier._fit[0])
         self._t0 = shrunk(earlier._t0, earlier._t0[0])
+        self._t0_first = shrunk(earlier._t0_first, earlier._t0_first[0])
         self._succ, self._fail = shrunk([earlier._succ, earlier._fail], earlier._succ + earlier._fail)
+        n = min(len(earlier._reach), len(self._reach))  # (index 1: every drafting round reached the first draft)
+        self._reach[:n], self._fails[:n] = (shrunk(v[:n], earlier._reach[1]) for v in (earlier._reach, earlier._fails))
         for st in (0, 1):
-            self._succ_s[st], self._fail_s[st] = shrunk([earlier._succ_s[st], earlier._fail_s[st]],
-                                                        earlier._succ_s[st] + earlier._fail_s[st])
+            self._reach_s[st][:n], self._fails_s[st][:n] = (shrunk(v[st][:n], earlier._reach_s[st][1])
+                                                            for v in (earlier._reach_s, earlier._fails_s))
+        self._state = earlier._state
         if self._fit[0] > 0:
             self._round = max(self._round, 2)
         # the probe schedule goes on where the earlier generation left it
@@ -106,24 +136,51 @@ class AdaptiveK:
         s = self._succ + self.alpha_prior * self.prior_weight
         return s / (self._succ + self._fail + self.prior_weight)
 
+    def hazards(self) -> list[float]:
+        """For the state the last drafting round left, the chance that draft i (1..k_max; index 0 unused) is
+        rejected given that the ones before it were accepted."""
+        w, st = self.prior_weight, self._state
+        reach_s, fails_s = self._reach_s[st], self._fails_s[st]
+        pooled = 1.0 - self.pooled_alpha  # the prior of the first position: the per-draft failure rate
+        out = [0.0]
+        for i in range(1, self.k_max + 1):
+            pooled = (self._fails[i] + w * pooled) / (self._reach[i] + w)  # shrunk toward position i - 1
+            out.append((fails_s[i] + w * pooled) / (reach_s[i] + w))  # and this state's, toward the pooled one
+        return out
+
     @property
     def alpha(self) -> float:
-        """The acceptance rate the next round expects: that of the state the last drafting round left."""
-        st = self._state
-        s = self._succ_s[st] + self.pooled_alpha * self.prior_weight
-        return s / (self._succ_s[st] + self._fail_s[st] + self.prior_weight)
+        """The chance the next round's first draft is accepted, in the state the last drafting round left."""
+        return 1.0 - self.hazards()[1]
+
+    def expected_tokens_all(self) -> list[float]:
+        """E(k) for k = 0..k_max: the tokens a round of k drafts emits on average, 1 + S(1) + ... + S(k)."""
+        out, survive = [1.0], 1.0
+        for h in self.hazards()[1:]:
+            survive *= 1.0 - h
+            out.append(out[-1] + survive)
+        return out
 
     def expected_tokens(self, k: int) -> float:
-        a = min(self.alpha, 0.999999)
-        return (1 - a ** (k + 1)) / (1 - a)
+        return self.expected_tokens_all()[k]
+
+    def plain_time(self) -> float | None:
+        """T(0): the mean plain step inside a run, or the first step of one until such a step is seen."""
+        for t0 in (self._t0, self._t0_first):
+            if t0[0] > 0:
+                return t0[1] / t0[0]
+        return None
 
     def round_time(self, k: int) -> float | None:
         """The fitted seconds of a round of k drafts; None until there is data."""
+        plain = self.plain_time()
+        if k == 0 and plain is not None:
+            return plain
         w, wk, wk2, wt, wkt = self._fit
-        if k == 0 and self._t0[0] > 0:
-            return self._t0[1] / self._t0[0]
         if w <= 0:
             return None
+        if plain is not None:  # the line's anchor: a round of no drafts is a plain step
+            w, wt = w + ANCHOR_WEIGHT, wt + ANCHOR_WEIGHT * plain
         det = w * wk2 - wk * wk
         if det <= 1e-12 * w * w:  # one k seen so far: a flat line through it
             return wt / w if k > 0 else None
@@ -140,7 +197,7 @@ class AdaptiveK:
         times = [self.round_time(k) for k in range(self.k_max + 1)]
         if any(t is None or t <= 0 for t in times[1:]):
             return max(least, self.k_start)
-        scores = [(self.expected_tokens(k) / t if t and t > 0 else 0.0) for k, t in enumerate(times)]
+        scores = [(e / t if t and t > 0 else 0.0) for e, t in zip(self.expected_tokens_all(), times)]
         return max(range(least, self.k_max + 1), key=lambda k: scores[k])
 
     def choose(self) -> int:
@@ -149,6 +206,9 @@ class AdaptiveK:
             k = self.k_start if self._round == 1 else max(1, self.k_start // 2)
         elif self._probe_left:  # the rest of a probe, at the k it started with
             k = self._last
+        elif self._plain_left:  # the rest of an exploration at k = 0
+            self._plain_left -= 1
+            k = 0
         else:
             k = self.best()
             if k == 0:
@@ -159,7 +219,8 @@ class AdaptiveK:
                 self._next_probe = self._round + self._probe_every
                 if self._round % self.explore_every == 0:
                     k = k + 1 if k < self.k_max and (self._round // self.explore_every) % 2 else k - 1
-        self._switched = k > 0 and self._last == 0 and self._round > 1
+                    if k == 0:  # a run of plain steps: only the steps after its first show what plain costs
+                        self._plain_left = PROBE_ROUNDS - 1
         self._last = k
         self.history.append(k)
         return k
@@ -168,20 +229,27 @@ class AdaptiveK:
         """Feed back one round: how many drafts it had, how many were accepted, its wall time."""
         d = self.decay
         if drafted == 0:  # a plain step: its time, and nothing about acceptance
-            t0 = self._t0
+            t0 = self._t0 if self._plain_run else self._t0_first
             t0[0], t0[1] = d * t0[0] + 1.0, d * t0[1] + seconds
+            self._plain_run = True
             return
+        self._plain_run = False
         rejected = 1 if accepted < drafted else 0
         self._succ = d * self._succ + accepted
         self._fail = d * self._fail + rejected
         st = self._state
-        self._succ_s[st] = d * self._succ_s[st] + accepted
-        self._fail_s[st] = d * self._fail_s[st] + rejected
+        for reach, fails in ((self._reach, self._fails), (self._reach_s[st], self._fails_s[st])):
+            for i in range(1, self.k_max + 1):
+                reach[i] *= d
+                fails[i] *= d
+            for i in range(1, min(accepted + rejected, drafted, self.k_max) + 1):
+                reach[i] += 1.0  # drafts 1..accepted agreed; the next one, if drafted, was rejected
+            if rejected and accepted < self.k_max:
+                fails[accepted + 1] += 1.0
         self._state = 1 - rejected
         s = self._fit
-        if not (self._switched and self._fit[0] > 0):  # the switch's round says little about a round's cost
-            for i, v in enumerate((1.0, drafted, drafted * drafted, seconds, drafted * seconds)):
-                s[i] = d * s[i] + v
+        for i, v in enumerate((1.0, drafted, drafted * drafted, seconds, drafted * seconds)):
+            s[i] = d * s[i] + v
         base = 4 * self.explore_every
         if self._probe_left:
             self._probe_left -= 1
