@@ -1,59 +1,52 @@
 """Adaptive draft length: each round picks k (0 included) to maximise tokens per second.
 
 ``speculative_stream(..., k="auto")`` asks an ``AdaptiveK`` for every round's
-draft length. It keeps two running estimates, both decayed so they follow the
-text as it changes:
+draft length. It keeps two running estimates, both decayed (about ten rounds of
+memory) so they follow the text as it changes.
 
-* how far a round's drafts are accepted: for each draft position i, the chance
-  that the i-th draft is rejected once the ones before it were accepted (its
-  hazard), from each round's verdict (positions 1..accepted survived, the next
-  one, if drafted, failed; positions past the round's drafts say nothing). A
-  round of k drafts then emits E(k) = 1 + S(1) + ... + S(k) tokens on average,
-  S(i) the chance that the first i drafts all agree. The hazard is kept per
-  position because it falls along the block: a drafter that matched eight
-  drafts has found a stretch it knows (a repeated phrase, a copied passage) and
-  is likelier to match the ninth than the first. With one rate for every
-  position (a geometric run) long blocks look worse than they are, short ones
-  better, and prompt lookup, which is either copying or wrong at once, looks
-  like a mediocre drafter at every length. Acceptance also comes in runs from
-  one round to the next, so the counts are kept apart for the two states the
-  last drafting round can leave, fully accepted or not; each state's hazard at
-  a position is shrunk toward the pooled one, and that toward the position
-  before it (a position never drafted yet inherits the hazard of the last one
-  seen), so thin evidence borrows from thicker;
-* the wall time of a round as a function of k, measured by the loop itself
-  around its one sync point, so it holds every cost the round has (drafter
-  steps, the verification pass, the verdict, the commit, host Python), not
-  just those a cost model names: a least-squares line T(k) = a + b k fitted
-  to the rounds seen, with T(0) as one more point at k = 0 of ANCHOR_WEIGHT
-  rounds' weight (a round without drafts is a plain step; without that anchor
-  a line fitted to rounds at k = 15 and 16, where a drafter that agrees runs,
-  has a slope from noise and put T(3) at 23 ms where it costs 13), and T(0),
-  the same decayed mean over the rounds without
-  drafts, each timed from the end of the step before it (the next step computes
-  while the host reads this one, so only the whole cycle is the price). T(0)
-  is read from the steps inside a run of plain steps: the first one of a run
-  is not yet pipelined and runs slower (7-9 ms against 5.5 ms for the 5M on an
-  Intel 2-core), and priced at that step plain decoding looks dearer than it is,
-  so a drafter that barely pays kept drafting where plain steps won. It is
-  kept apart, and used only until a step inside a run has been seen.
+How far a round's drafts agree. For each draft position i it counts the rounds
+that drafted position i after the drafts before it were accepted, and how many
+of them rejected it; that ratio is the position's hazard h(i). A round of k
+drafts then emits E(k) = 1 + S(1) + ... + S(k) tokens on average, with
+S(i) = (1 - h(1)) ... (1 - h(i)) the chance that the first i drafts all agree.
+The hazard is kept per position because it falls along a block: a drafter that
+matched eight drafts has found a stretch it knows (a repeated phrase, a copied
+passage) and is likelier to match the ninth than the first (measured for the
+distilled 1M drafting for the 5M at k = 16: h(1) = 0.14, h(8) = 0.02). One rate
+for every position, a geometric run, prices long blocks too low and short ones
+too high. Acceptance also comes in runs from round to round, so the counts are
+kept apart for the two states the last drafting round can leave (fully accepted
+or not). Thin evidence borrows from thicker: a state's hazard is shrunk toward
+the pooled one, and the pooled one toward the position before it, so a position
+never drafted yet inherits the hazard of the last one seen.
+
+What a round costs. The loop times every round itself around its one sync
+point, so the time holds every cost (drafter steps, the verification pass, the
+verdict, the commit, host Python). T(k) is a least-squares line a + b k through
+the drafting rounds, plus one point at k = 0 worth ANCHOR_WEIGHT rounds: T(0),
+since a round without drafts is a plain step. Without that anchor a line fitted
+to rounds at k = 15 and 16, where a drafter that agrees runs, has its slope
+from noise; it once put T(3) at 23 ms where such a round costs 13. T(0) is the
+same decayed mean over plain steps, each timed over its whole cycle, from the
+end of the step before it (the next step computes while the host reads this
+one). The first step of a run of them is not yet pipelined and runs slower
+(7-9 ms against about 5 for the 5M on an Intel 2-core); it stays in the mean,
+since auto pays it each time it turns to plain steps. (Priced at the steps
+inside runs alone, plain decoding looked cheaper than auto's plain stints are,
+and the distilled 1M fell from 1.35x to 1.07x plain, paired.)
 
 The choice is argmax_k E(k) / T(k) over 0..k_max (16). k = 0 is a plain step of
-the target (the loop runs it as the plain loop's pipelined step where the
-drafter allows, so T(0) is what plain decoding costs). To keep every estimate
-fed, a round now and then tries a neighbour of the current best (fixed
-schedule, no randomness: the choice depends only on past rounds, so
-speculative sampling stays exact); a neighbour of k = 1 is a run of
-PROBE_ROUNDS plain steps, so that a step inside a run is timed. While the best is k = 0 the probe comes
-four times less often, and half as often again after every probe that leaves
-k = 0 the best (down to one in PROBE_BACKOFF_MAX times the first interval): a
-probe costs more than the plain steps it replaces, a model drafter's catch-up
-over the skipped tokens included, so a pair that does not pay should stop
-paying to learn that again. A probe is PROBE_ROUNDS rounds at the best k of
-at least one (a single round is one point of the time line, too few to move
-it). A round without
-drafts says nothing about acceptance: alpha keeps its evidence through a run of
-plain steps instead of decaying to the prior.
+the target, run as the plain loop's pipelined step where the drafter allows. To
+keep every estimate fed, every eighth round tries a neighbour of the best k on
+a fixed schedule with no randomness: the choice depends only on past rounds, so
+speculative sampling stays exact. While k = 0 is best, a probe (PROBE_ROUNDS
+rounds at the best k of at least one; a single round is one point of the line,
+too few to move it) comes every 32 rounds, and half as often again after each
+probe that leaves k = 0 the best, down to one in PROBE_BACKOFF_MAX times that.
+A probe costs more than the plain steps it replaces, a model drafter's catch-up
+over the skipped tokens included, so a pair that does not pay stops paying to
+learn that again. A round without drafts says nothing about acceptance, so the
+hazards keep their evidence through a run of plain steps.
 
 The rule, in words: draft more while the next draft is likely enough to be
 accepted to pay for its own cost; stop drafting when acceptance collapses.
@@ -65,7 +58,7 @@ from dataclasses import dataclass, field
 
 SCHEDULES = ("auto", "heuristic")  # the names k may take besides a fixed integer
 PROBE_BACKOFF_MAX = 8  # while plain steps stay best, probes back off to one in 8x the first interval
-PROBE_ROUNDS = 3  # drafting rounds a probe out of plain steps runs, and plain steps an exploration at k = 0
+PROBE_ROUNDS = 3  # drafting rounds a probe out of plain steps runs
 ANCHOR_WEIGHT = 1.0  # rounds' worth of weight T(0) has as the line's point at k = 0
 
 
@@ -88,10 +81,7 @@ class AdaptiveK:
     _fails_s: list = field(default=None, init=False)
     _state: int = field(default=0, init=False)
     _fit: list = field(default_factory=lambda: [0.0] * 5, init=False)  # sums: w, wk, wk^2, wT, wkT
-    _t0: list = field(default_factory=lambda: [0.0, 0.0], init=False)  # decayed sums of plain steps in a run: w, wT
-    _t0_first: list = field(default_factory=lambda: [0.0, 0.0], init=False)  # and of the first step of a run
-    _plain_run: bool = field(default=False, init=False)  # the last round fed back was a plain step
-    _plain_left: int = field(default=0, init=False)  # plain steps still to run of an exploration at k = 0
+    _t0: list = field(default_factory=lambda: [0.0, 0.0], init=False)  # decayed sums of plain steps: w, wT
     _round: int = field(default=0, init=False)
     _last: int = field(default=0, init=False)
     _probe_every: int = field(default=0, init=False)  # rounds between probes while k = 0 is the best
@@ -117,7 +107,6 @@ class AdaptiveK:
 
         self._fit = shrunk(earlier._fit, earlier._fit[0])
         self._t0 = shrunk(earlier._t0, earlier._t0[0])
-        self._t0_first = shrunk(earlier._t0_first, earlier._t0_first[0])
         self._succ, self._fail = shrunk([earlier._succ, earlier._fail], earlier._succ + earlier._fail)
         n = min(len(earlier._reach), len(self._reach))  # (index 1: every drafting round reached the first draft)
         self._reach[:n], self._fails[:n] = (shrunk(v[:n], earlier._reach[1]) for v in (earlier._reach, earlier._fails))
@@ -165,11 +154,8 @@ class AdaptiveK:
         return self.expected_tokens_all()[k]
 
     def plain_time(self) -> float | None:
-        """T(0): the mean plain step inside a run, or the first step of one until such a step is seen."""
-        for t0 in (self._t0, self._t0_first):
-            if t0[0] > 0:
-                return t0[1] / t0[0]
-        return None
+        """T(0): the decayed mean of the plain steps seen; None before the first."""
+        return self._t0[1] / self._t0[0] if self._t0[0] > 0 else None
 
     def round_time(self, k: int) -> float | None:
         """The fitted seconds of a round of k drafts; None until there is data."""
@@ -206,9 +192,6 @@ class AdaptiveK:
             k = self.k_start if self._round == 1 else max(1, self.k_start // 2)
         elif self._probe_left:  # the rest of a probe, at the k it started with
             k = self._last
-        elif self._plain_left:  # the rest of an exploration at k = 0
-            self._plain_left -= 1
-            k = 0
         else:
             k = self.best()
             if k == 0:
@@ -219,8 +202,6 @@ class AdaptiveK:
                 self._next_probe = self._round + self._probe_every
                 if self._round % self.explore_every == 0:
                     k = k + 1 if k < self.k_max and (self._round // self.explore_every) % 2 else k - 1
-                    if k == 0:  # a run of plain steps: only the steps after its first show what plain costs
-                        self._plain_left = PROBE_ROUNDS - 1
         self._last = k
         self.history.append(k)
         return k
@@ -229,11 +210,9 @@ class AdaptiveK:
         """Feed back one round: how many drafts it had, how many were accepted, its wall time."""
         d = self.decay
         if drafted == 0:  # a plain step: its time, and nothing about acceptance
-            t0 = self._t0 if self._plain_run else self._t0_first
+            t0 = self._t0
             t0[0], t0[1] = d * t0[0] + 1.0, d * t0[1] + seconds
-            self._plain_run = True
             return
-        self._plain_run = False
         rejected = 1 if accepted < drafted else 0
         self._succ = d * self._succ + accepted
         self._fail = d * self._fail + rejected
