@@ -12,9 +12,11 @@ S(i) = (1 - h(1)) ... (1 - h(i)) the chance that the first i drafts all agree.
 The hazard is kept per position because it falls along a block: a drafter that
 matched eight drafts has found a stretch it knows (a repeated phrase, a copied
 passage) and is likelier to match the ninth than the first (measured for the
-distilled 1M drafting for the 5M at k = 16: h(1) = 0.14, h(8) = 0.02). One rate
-for every position, a geometric run, prices long blocks too low and short ones
-too high. Acceptance also comes in runs from round to round, so the counts are
+distilled 1M drafting for the 5M at k = 16: h(1) = 0.13, h(7..16) = 0.01-0.02,
+`python -m bench.hazard`). One rate for every position, a geometric run, is
+then a mean that depends on which positions were drafted: learned from short
+blocks it prices long ones too low, learned from long ones it prices short
+ones too high. Acceptance also comes in runs from round to round, so the counts are
 kept apart for the two states the last drafting round can leave (fully accepted
 or not). Thin evidence borrows from thicker: a state's hazard is shrunk toward
 the pooled one, and the pooled one toward the position before it, so a position

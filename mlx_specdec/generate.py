@@ -47,6 +47,7 @@ class SpecStats:
     accepted: int = 0
     generated: int = 0
     accepted_per_round: list[int] = field(default_factory=list, repr=False)
+    drafted_per_round: list[int] = field(default_factory=list, repr=False)
 
     @property
     def acceptance_rate(self) -> float:
@@ -64,6 +65,7 @@ class SpecStats:
         self.accepted += min(accepted, emitted)
         self.generated += emitted
         self.accepted_per_round.append(accepted)
+        self.drafted_per_round.append(drafted)
 
     def add(self, other: SpecStats) -> SpecStats:
         """Fold another generation's counters into these (totals over prompts); returns self."""

@@ -290,3 +290,42 @@ def test_the_ceiling_is_the_best_full_acceptance_speedup_over_the_drafters_ks():
               "rows": [{"drafter": "d", "k": 2}]}
     assert "Ceiling for d (every draft accepted; measured v_k, k up to its longest row): 2.00x at k=2." \
         in cost_lines(result)
+
+
+def test_hazard_counts_positions_reached_and_failed_per_state():
+    from bench.hazard import expected_tokens, geometric_tokens, hazards, position_counts
+
+    # (drafted, accepted): a full round, one failing at draft 2, a plain step (skipped, state kept),
+    # one failing at draft 1, a short full round (lookup's shorter match: positions past it say nothing).
+    counts = position_counts([(4, 4), (4, 1), (0, 0), (4, 0), (2, 2)], k_max=4)
+    pooled, full, reject = counts["pooled"], counts["after_full"], counts["after_reject"]
+    assert pooled["reached"] == [0, 4, 3, 1, 1] and pooled["failed"] == [0, 1, 1, 0, 0]
+    assert full["reached"] == [0, 1, 1, 0, 0] and full["failed"] == [0, 0, 1, 0, 0]  # the round after (4, 4)
+    assert reject["reached"] == [0, 2, 1, 0, 0] and reject["failed"] == [0, 1, 0, 0, 0]  # after (4, 1), (4, 0)
+    h = hazards(pooled)
+    assert h == [None, 0.25, 1 / 3, 0.0, 0.0]
+    assert expected_tokens(h, 2) == pytest.approx(1 + 0.75 + 0.75 * (2 / 3))
+    assert expected_tokens(hazards(full), 3) is None  # position 3 never reached after a full round
+    # Geometric: 7 accepted drafts, 2 rejections -> alpha = 7/9.
+    a = 7 / 9
+    assert geometric_tokens(pooled, 2) == pytest.approx(1 + a + a * a)
+
+
+@pytest.mark.slow
+def test_hazard_bench_counts_every_drafting_round(tmp_path):
+    import json
+
+    from bench.hazard import main
+
+    assert main(["--drafters", "storylm-1m,prompt-lookup", "--k", "4", "--prompts", "1", "--max-tokens", "24",
+                 "--out", str(tmp_path)]) == 0
+    (result,) = tmp_path.glob("*-hazard-stories-storylm-5m.json")
+    rows = {r["drafter"]: r for r in json.loads(result.read_text())["rows"]}
+    for r in rows.values():
+        reached = r["pooled"]["reached"]
+        assert reached[1] == r["drafting_rounds"] > 0  # every drafting round drafts position 1
+        assert all(a >= b for a, b in zip(reached[1:], reached[2:]))  # a later position is reached no more often
+        split = [r[s]["reached"][1] for s in ("after_full", "after_reject")]
+        assert sum(split) == reached[1] - 1  # every drafting round but the first has a predecessor
+    assert rows["prompt-lookup"]["drafting_rounds"] < rows["prompt-lookup"]["rounds"]  # rounds without a match
+    assert main(["--k", "0"]) == 2
