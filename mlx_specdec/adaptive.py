@@ -38,17 +38,21 @@ inside runs alone, plain decoding looked cheaper than auto's plain stints are,
 and the distilled 1M fell from 1.35x to 1.07x plain, paired.)
 
 The choice is argmax_k E(k) / T(k) over 0..k_max (16). k = 0 is a plain step of
-the target, run as the plain loop's pipelined step where the drafter allows. To
-keep every estimate fed, every eighth round tries a neighbour of the best k on
-a fixed schedule with no randomness: the choice depends only on past rounds, so
-speculative sampling stays exact. While k = 0 is best, a probe (PROBE_ROUNDS
-rounds at the best k of at least one; a single round is one point of the line,
-too few to move it) comes every 32 rounds, and half as often again after each
-probe that leaves k = 0 the best, down to one in PROBE_BACKOFF_MAX times that.
-A probe costs more than the plain steps it replaces, a model drafter's catch-up
-over the skipped tokens included, so a pair that does not pay stops paying to
-learn that again. A round without drafts says nothing about acceptance, so the
-hazards keep their evidence through a run of plain steps.
+the target, run as the plain loop's pipelined step where the drafter allows.
+Crossing between plain steps and drafting costs what no round's time holds (a
+model drafter's catch-up over the skipped tokens, the slow first step of a
+run), so auto crosses only when the other side promises SWITCH_MARGIN (10%)
+more tokens per second; near a tie it used to flip every few rounds and pay
+each time. To keep every estimate fed, every eighth round tries a neighbour of
+the best k on a fixed schedule with no randomness: the choice depends only on
+past rounds, so speculative sampling stays exact. While k = 0 is best, a probe
+(PROBE_ROUNDS rounds at the best k of at least one; a single round is one point
+of the line, too few to move it) comes every 32 rounds, and half as often again
+after each probe that leaves k = 0 the best, down to one in PROBE_BACKOFF_MAX
+times that. A probe costs more than the plain steps it replaces, a model
+drafter's catch-up over the skipped tokens included, so a pair that does not
+pay stops paying to learn that again. A round without drafts says nothing about
+acceptance, so the hazards keep their evidence through a run of plain steps.
 
 The rule, in words: draft more while the next draft is likely enough to be
 accepted to pay for its own cost; stop drafting when acceptance collapses.
@@ -61,6 +65,7 @@ from dataclasses import dataclass, field
 SCHEDULES = ("auto", "heuristic")  # the names k may take besides a fixed integer
 PROBE_BACKOFF_MAX = 8  # while plain steps stay best, probes back off to one in 8x the first interval
 PROBE_ROUNDS = 3  # drafting rounds a probe out of plain steps runs
+SWITCH_MARGIN = 0.1  # the gain in tokens per second that leaving plain steps, or turning to them, must promise
 ANCHOR_WEIGHT = 1.0  # rounds' worth of weight T(0) has as the line's point at k = 0
 
 
@@ -84,6 +89,7 @@ class AdaptiveK:
     _state: int = field(default=0, init=False)
     _fit: list = field(default_factory=lambda: [0.0] * 5, init=False)  # sums: w, wk, wk^2, wT, wkT
     _t0: list = field(default_factory=lambda: [0.0, 0.0], init=False)  # decayed sums of plain steps: w, wT
+    _plain_run: bool = field(default=False, init=False)  # the last round fed back was a plain step
     _round: int = field(default=0, init=False)
     _last: int = field(default=0, init=False)
     _probe_every: int = field(default=0, init=False)  # rounds between probes while k = 0 is the best
@@ -186,7 +192,14 @@ class AdaptiveK:
         if any(t is None or t <= 0 for t in times[1:]):
             return max(least, self.k_start)
         scores = [(e / t if t and t > 0 else 0.0) for e, t in zip(self.expected_tokens_all(), times)]
-        return max(range(least, self.k_max + 1), key=lambda k: scores[k])
+        drafting = max(range(max(1, least), self.k_max + 1), key=lambda k: scores[k])
+        if least > 0 or scores[0] <= 0:
+            return drafting
+        # Crossing between plain steps and drafting costs what no round's time holds (a model drafter's
+        # catch-up, the slow first step of a run): cross only for a clear gain.
+        if self._plain_run:
+            return drafting if scores[drafting] > (1 + SWITCH_MARGIN) * scores[0] else 0
+        return 0 if scores[0] > (1 + SWITCH_MARGIN) * scores[drafting] else drafting
 
     def choose(self) -> int:
         self._round += 1
@@ -214,7 +227,9 @@ class AdaptiveK:
         if drafted == 0:  # a plain step: its time, and nothing about acceptance
             t0 = self._t0
             t0[0], t0[1] = d * t0[0] + 1.0, d * t0[1] + seconds
+            self._plain_run = True
             return
+        self._plain_run = False
         rejected = 1 if accepted < drafted else 0
         self._succ = d * self._succ + accepted
         self._fail = d * self._fail + rejected

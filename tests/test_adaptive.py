@@ -459,3 +459,26 @@ def test_acceptance_is_read_from_the_state_the_last_round_left():
     assert ctrl._state == 0 and ctrl.alpha > 0.85  # after a rejection, the full round follows
     ctrl.update(4, 4, 1e-2)
     assert ctrl._state == 1 and ctrl.alpha < 0.2  # after a full round, the rejection follows
+
+
+def test_crossing_between_plain_steps_and_drafting_needs_a_clear_gain():
+    """Each crossing costs what no round's time holds (a model drafter's catch-up, a run's slow first step):
+    auto leaves the mode it is in only when the other promises SWITCH_MARGIN more tokens per second."""
+    from mlx_specdec.adaptive import SWITCH_MARGIN
+
+    ctrl = AdaptiveK(k_max=1, k_start=1)
+    for _ in range(30):
+        ctrl.update(1, 1, 10e-3)  # drafting: one draft, always accepted, 10 ms a round
+
+    def plain_seconds(ratio):  # a plain step whose tokens per second are `ratio` times drafting's
+        return 10e-3 / (ratio * ctrl.expected_tokens(1))
+
+    small, large = 1 + SWITCH_MARGIN / 2, 1 + 2 * SWITCH_MARGIN
+    ctrl._t0 = [1.0, plain_seconds(small)]
+    assert ctrl.best() == 1  # drafting now: plain steps a little faster is not enough
+    ctrl._t0 = [1.0, plain_seconds(large)]
+    assert ctrl.best() == 0
+    ctrl.update(0, 0, plain_seconds(1 / small))  # plain steps now: drafting a little faster is not enough
+    assert ctrl.round_time(1) == pytest.approx(10e-3) and ctrl.best() == 0
+    ctrl._t0 = [1.0, plain_seconds(1 / large)]
+    assert ctrl.best() == 1
