@@ -30,6 +30,7 @@ from mlx_specdec.generate import SpecStats, encode_prompt, speculative_stream
 from mlx_specdec.loading import load
 
 from .adaptive import ROOT, _drafter
+from .costmodel import iid_expected_accepted
 from .report import markdown_table
 from .run import save_results
 
@@ -78,8 +79,7 @@ def expected_tokens(h: list[float | None], k: int) -> float | None:
 def geometric_tokens(c: dict, k: int) -> float:
     accepted = sum(c["reached"][1:]) - sum(c["failed"][1:])  # each reached position either agreed or failed
     rejections = sum(c["failed"][1:])
-    a = min(accepted / max(accepted + rejections, 1), 0.999999)
-    return (1 - a ** (k + 1)) / (1 - a)
+    return 1.0 + iid_expected_accepted(accepted / max(accepted + rejections, 1), k)
 
 
 def measure(target, drafters: dict, prompts: list, k: int, max_tokens: int) -> list[dict]:
