@@ -40,11 +40,16 @@ demo: $(STAMP)
 	$(PY) -m mlx_specdec.generate --prompt "$(DEMO_PROMPT)" --max-tokens 120 --compare --model storylm-30m --draft-model storylm-1m -k 1
 	$(PY) -m mlx_specdec.generate --prompt "$(DEMO_PROMPT)" --max-tokens 120 --compare --model storylm-5m-hybrid --draft-model storylm-1m -k 3
 
+# The suite runs in TEST_WORKERS processes (pytest-xdist), each test file whole in one of them: a file's
+# module fixtures load once, and the mlx.launch tests never run beside each other.
+TEST_WORKERS ?= 2
+PYTEST := $(PY) -m pytest -n $(TEST_WORKERS) --dist loadfile
+
 test: $(STAMP)
-	$(PY) -m pytest
+	$(PYTEST)
 
 test-fast: $(STAMP)
-	$(PY) -m pytest -m "not slow"
+	$(PYTEST) -m "not slow"
 
 # pip install . into a fresh venv and run the installed `mlx-specdec` command (needs PyPI).
 install-check:

@@ -82,10 +82,11 @@ class AdaptiveK:
     # Decayed counts per draft position (index i: the i-th draft; 0 unused): rounds that drafted position i
     # after accepting the ones before it, and those of them that rejected it. Pooled, and per state
     # (0: after a rejection, 1: after a fully accepted round).
-    _reach: list = field(default=None, init=False)
-    _fails: list = field(default=None, init=False)
-    _reach_s: list = field(default=None, init=False)
-    _fails_s: list = field(default=None, init=False)
+    # (Sized to k_max in __post_init__.)
+    _reach: list[float] = field(default_factory=list, init=False)
+    _fails: list[float] = field(default_factory=list, init=False)
+    _reach_s: list[list[float]] = field(default_factory=list, init=False)
+    _fails_s: list[list[float]] = field(default_factory=list, init=False)
     _state: int = field(default=0, init=False)
     _fit: list = field(default_factory=lambda: [0.0] * 5, init=False)  # sums: w, wk, wk^2, wT, wkT
     _t0: list = field(default_factory=lambda: [0.0, 0.0], init=False)  # decayed sums of plain steps: w, wT
@@ -95,6 +96,7 @@ class AdaptiveK:
     _probe_every: int = field(default=0, init=False)  # rounds between probes while k = 0 is the best
     _next_probe: int = field(default=0, init=False)  # the round of the next one
     _probe_left: int = field(default=0, init=False)  # rounds of the current probe still to run
+    _best: int | None = field(default=None, init=False)  # best() since the last update, once asked
     history: list = field(default_factory=list, init=False, repr=False)  # k chosen per round
 
     def __post_init__(self):
@@ -127,6 +129,7 @@ class AdaptiveK:
         # the probe schedule goes on where the earlier generation left it
         self._probe_every = earlier._probe_every
         self._next_probe = self._round + max(1, earlier._next_probe - earlier._round)
+        self._best = None
 
     @property
     def pooled_alpha(self) -> float:
@@ -201,6 +204,12 @@ class AdaptiveK:
             return drafting if scores[drafting] > (1 + SWITCH_MARGIN) * scores[0] else 0
         return 0 if scores[0] > (1 + SWITCH_MARGIN) * scores[drafting] else drafting
 
+    def _best_now(self) -> int:
+        """best(), computed at most once between two updates (update() may need it too)."""
+        if self._best is None:
+            self._best = self.best()
+        return self._best
+
     def choose(self) -> int:
         self._round += 1
         if self._round <= 2:  # two different k first, so the line has a slope
@@ -208,7 +217,7 @@ class AdaptiveK:
         elif self._probe_left:  # the rest of a probe, at the k it started with
             k = self._last
         else:
-            k = self.best()
+            k = self._best_now()
             if k == 0:
                 if self._round >= self._next_probe:
                     k, self._probe_left = self.best(least=1), PROBE_ROUNDS
@@ -224,6 +233,7 @@ class AdaptiveK:
     def update(self, drafted: int, accepted: int, seconds: float) -> None:
         """Feed back one round: how many drafts it had, how many were accepted, its wall time."""
         d = self.decay
+        self._best = None
         if drafted == 0:  # a plain step: its time, and nothing about acceptance
             t0 = self._t0
             t0[0], t0[1] = d * t0[0] + 1.0, d * t0[1] + seconds
@@ -249,10 +259,10 @@ class AdaptiveK:
         base = 4 * self.explore_every
         if self._probe_left:
             self._probe_left -= 1
-            if not self._probe_left and self.best() == 0:  # plain steps still best: wait twice as long
+            if not self._probe_left and self._best_now() == 0:  # plain steps still best: wait twice as long
                 self._probe_every = min(2 * self._probe_every, PROBE_BACKOFF_MAX * base)
                 self._next_probe = self._round + self._probe_every
-        elif self._probe_every > base and self.best() > 0:
+        elif self._probe_every > base and self._best_now() > 0:
             # a drafting round after which drafting is still the best: a later fall to k = 0 probes afresh
             self._probe_every = base
 
