@@ -8,7 +8,9 @@
 For each prompt and repeat, plain greedy decoding runs, then every drafter at
 every fixed k and at k="auto", seconds apart, in one interleaved pass; a row
 reports the median (and quartiles) of its tokens/s over the plain run of the
-same prompt. Greedy output is checked identical to plain on every run.
+same prompt. Greedy output is checked identical to plain on every run;
+`--temperature T` measures sampled decoding instead (every run its own seed,
+the plain run's included; the loop's exactness is the test suite's business).
 Rows are reported per prompt set (`--prompt-set`: the story openings, the
 copy-heavy set, or both, each measured in its own interleaved pass).
 Writes ``<out>/<date>-<machine>-adaptive-<target>.{json,md}``.
@@ -74,25 +76,30 @@ def _lookup(name: str):
     return lambda: cls(**options)
 
 
-def measure(target, drafters: dict, prompts: list[list[int]], ks: list, max_tokens: int, repeats: int) -> list[dict]:
+def measure(target, drafters: dict, prompts: list[list[int]], ks: list, max_tokens: int, repeats: int,
+            temperature: float = 0.0) -> list[dict]:
+    sampling = dict(temperature=temperature)
+    seeds = iter(range(1, 1 << 30))  # sampled runs: a new seed each, the same sequence in every run of the bench
     ratios = {(d, k): [] for d in drafters for k in ks}
     stats = {(d, k): SpecStats() for d in drafters for k in ks}
     for name, make in drafters.items():  # warm-up, untimed
         for k in ks:
-            list(speculative_stream(target, make(), prompts[0], 16, k=k))
-    list(plain_stream(target, prompts[0], 16))
+            list(speculative_stream(target, make(), prompts[0], 16, k=k, **sampling, seed=0))
+    list(plain_stream(target, prompts[0], 16, **sampling, seed=0))
     for _ in range(repeats):
         for ids in prompts:
-            (ref, t_plain, _, _) = synchronised(lambda: list(plain_stream(target, ids, max_tokens)))
+            (ref, t_plain, _, _) = synchronised(lambda: list(plain_stream(target, ids, max_tokens, **sampling,
+                                                                          seed=next(seeds))))
             for name, make in drafters.items():
                 for k in ks:
                     st = SpecStats()
 
-                    def go():
-                        return [t for e in speculative_stream(target, make(), ids, max_tokens, k=k, stats=st) for t in e.ids]
+                    def go(seed=next(seeds)):
+                        return [t for e in speculative_stream(target, make(), ids, max_tokens, k=k, stats=st,
+                                                              **sampling, seed=seed) for t in e.ids]
 
                     out, t, _, _ = synchronised(go)
-                    if out != ref:
+                    if not temperature and out != ref:
                         raise SpecDecError(f"{name} k={k}: speculative output differs from plain greedy")
                     ratios[(name, k)].append((len(out) / t) / (len(ref) / t_plain))
                     agg = stats[(name, k)]
@@ -106,8 +113,7 @@ def measure(target, drafters: dict, prompts: list[list[int]], ks: list, max_toke
 def render(result: dict) -> str:
     h = result["header"]
     lines = [f"# Adaptive k against fixed k on {h['target']}", "",
-             f"{h['date']}, {h['machine']}, git {h['commit']}; `{h['command']}`. Greedy; every output identical "
-             "to plain greedy. Speedup: tokens/s over plain decoding of the same prompt, median [q1, q3]. "
+             f"{h['date']}, {h['machine']}, git {h['commit']}; `{h['command']}`. {_mode(h)}. Speedup: tokens/s over plain decoding of the same prompt, median [q1, q3]. "
              "Prompt sets: stories (held-out story openings), copy (a story, then a request to tell it again).", "",
              *markdown_table(["prompt set", "drafter", "k", "speedup", "acceptance", "tokens/pass"],
                              ([r.get("prompt_set", "stories"), r["drafter"], r["k"], speedup_cell(r["speedup"]),
@@ -119,8 +125,7 @@ def readme_block(result: dict, source: str) -> str:
     """The README's table: per prompt set and drafter, k="auto" beside the best fixed k of the same run,
     from a committed results file (`source`, repo-relative)."""
     h = result["header"]
-    lines = [f"{h['target']} as the target, {h['date']}, {h['machine']}, greedy, every output identical to plain "
-             f"greedy; speedup = tokens/s over plain decoding of the same prompt, median [quartiles]. From "
+    lines = [f"{h['target']} as the target, {h['date']}, {h['machine']}, {_mode(h).lower()}; speedup = tokens/s over plain decoding of the same prompt, median [quartiles]. From "
              f"[`{source}`]({source}) (`{h['command']}`).", "",
              "| prompt set | drafter | k = auto | tokens/pass | HF heuristic (+2 / -1) | best fixed k | "
              "auto / best fixed |",
@@ -143,6 +148,11 @@ def readme_block(result: dict, source: str) -> str:
     return "\n".join(lines)
 
 
+def _mode(header: dict) -> str:
+    t = header.get("temperature", 0.0)
+    return f"Sampled at temperature {t:g}" if t else "Greedy; every output identical to plain greedy"
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(prog="python -m bench.adaptive", description=__doc__.splitlines()[0])
     p.add_argument("--target", default="storylm-5m")
@@ -153,6 +163,8 @@ def main(argv=None) -> int:
     p.add_argument("--repeats", type=int, default=2)
     p.add_argument("--prompt-set", default="stories,copy",
                    help="prompt sets, comma-separated from stories,copy (default both)")
+    p.add_argument("--temperature", type=float, default=0.0,
+                   help="sample at this temperature (default 0: greedy, every output checked against plain)")
     p.add_argument("--out", default=".", help="output folder (default: the working directory)")
     args = p.parse_args(argv)
     try:
@@ -165,11 +177,14 @@ def main(argv=None) -> int:
             _, prompts = load_prompts(prompt_set_file(set_name.strip()), args.prompts)
             ids = [encode_prompt(tok, q["text"]) for q in prompts]
             rows += [{"prompt_set": set_name.strip(), **r}
-                     for r in measure(target, drafters, ids, ks, args.max_tokens, args.repeats)]
-    except (SpecDecError, ValueError) as e:  # ValueError: a bad k or n-gram range
+                     for r in measure(target, drafters, ids, ks, args.max_tokens, args.repeats, args.temperature)]
+    except (SpecDecError, ValueError) as e:  # ValueError: a bad k, n-gram range or temperature
         print(f"error: {e}", file=sys.stderr)
         return 2
-    print(save_results(args.out, f"adaptive-{Path(args.target).name}", {"target": Path(args.target).name},
+    # (no dot in the name: save_results adds the suffixes)
+    name = f"adaptive-{Path(args.target).name}" + (f"-t{args.temperature:g}".replace(".", "p") if args.temperature else "")
+    header = {"target": Path(args.target).name, **({"temperature": args.temperature} if args.temperature else {})}
+    print(save_results(args.out, name, header,
                        {"rows": rows}, "bench.adaptive", argv, render))
     return 0
 

@@ -155,6 +155,23 @@ def test_adaptive_bench_writes_paired_rows_for_every_drafter_and_k(tmp_path):
     assert all(r["speedup"]["median"] > 0 and r["tokens_per_pass"] >= 1 for r in rows)
 
 
+@pytest.mark.slow
+def test_adaptive_bench_samples_at_a_temperature_into_its_own_file(tmp_path):
+    import json
+
+    from bench.adaptive import main
+
+    assert main(["--prompts", "1", "--repeats", "2", "--max-tokens", "12", "--ks", "auto", "--temperature", "0.8",
+                 "--drafters", "prompt-lookup", "--prompt-set", "stories", "--out", str(tmp_path)]) == 0
+    (result,) = tmp_path.glob("*-adaptive-storylm-5m-t0p8.json")
+    data = json.loads(result.read_text())
+    assert data["header"]["temperature"] == 0.8
+    ((row,),) = [[r for r in data["rows"] if r["k"] == "auto"]]
+    assert len(row["speedup"]["samples"]) == 2 and row["tokens_per_pass"] >= 1
+    assert "Sampled at temperature 0.8" in result.with_suffix(".md").read_text()
+    assert main(["--temperature", "-1", "--drafters", "prompt-lookup", "--out", str(tmp_path)]) == 2
+
+
 # -- the opt-in per-round profile -----------------------------------------------
 
 
