@@ -24,18 +24,24 @@ never drafted yet inherits the hazard of the last one seen.
 
 What a round costs. The loop times every round itself around its one sync
 point, so the time holds every cost (drafter steps, the verification pass, the
-verdict, the commit, host Python). T(k) is a least-squares line a + b k through
-the drafting rounds, plus one point at k = 0 worth ANCHOR_WEIGHT rounds: T(0),
-since a round without drafts is a plain step. Without that anchor a line fitted
-to rounds at k = 15 and 16, where a drafter that agrees runs, has its slope
-from noise; it once put T(3) at 23 ms where such a round costs 13. T(0) is the
-same decayed mean over plain steps, each timed over its whole cycle, from the
-end of the step before it (the next step computes while the host reads this
-one). The first step of a run of them is not yet pipelined and runs slower
-(7-9 ms against about 5 for the 5M on an Intel 2-core); it stays in the mean,
-since auto pays it each time it turns to plain steps. (Priced at the steps
-inside runs alone, plain decoding looked cheaper than auto's plain stints are,
-and the distilled 1M fell from 1.35x to 1.07x plain, paired.)
+verdict, the commit, host Python). Plain steps are timed over their whole cycle,
+from the end of the step before (the next step computes while the host reads
+this one), in two kinds: the steps inside a run of them, pipelined, whose
+decayed mean is T(0); and the first step of each run, which nothing overlaps
+(7-9 ms against about 5 for the 5M on an Intel 2-core). The first is an
+unpipelined step, as every drafting round is: it is the point at k = 0, worth
+ANCHOR_WEIGHT rounds, of T(k), a least-squares line a + b k through the drafting
+rounds. Without that anchor a line fitted to rounds at k = 15 and 16, where a
+drafter that agrees runs, has its slope from noise; it once put T(3) at 23 ms
+where such a round costs 13. Its excess over T(0) is what turning to plain
+steps costs once, so from drafting a plain step is priced at T(0) plus that
+excess spread over a stint of 1 / (1 - decay) rounds. (Priced at the first step,
+a plain step looked twice its cost for as long as drafting lasted: T(0) learns
+nothing while auto drafts, and the only plain steps it saw were single ones. The
+sampled distilled 1M then drafted at k = 1, at 0.77-0.90x plain, where plain steps pay.)
+No round counts for more than SPIKE_CAP times what its kind costs so far: a
+shared machine busy elsewhere for a round (37 ms among 6 ms plain steps, seen)
+would otherwise hold an estimate at twice its cost for a dozen rounds.
 
 The choice is argmax_k E(k) / T(k) over 0..k_max (16). k = 0 is a plain step of
 the target, run as the plain loop's pipelined step where the drafter allows.
@@ -44,8 +50,9 @@ model drafter's catch-up over the skipped tokens, the slow first step of a
 run), so auto crosses only when the other side promises SWITCH_MARGIN (10%)
 more tokens per second; near a tie it used to flip every few rounds and pay
 each time. To keep every estimate fed, every eighth round tries a neighbour of
-the best k on a fixed schedule with no randomness: the choice depends only on
-past rounds, so speculative sampling stays exact. While k = 0 is best, a probe
+the best k on a fixed schedule with no randomness (where the neighbour is k = 0,
+a run of PROBE_ROUNDS plain steps: one alone would time only a first step): the
+choice depends only on past rounds, so speculative sampling stays exact. While k = 0 is best, a probe
 (PROBE_ROUNDS rounds at the best k of at least one; a single round is one point
 of the line, too few to move it) comes every 32 rounds, and half as often again
 after each probe that leaves k = 0 the best, down to one in PROBE_BACKOFF_MAX
@@ -66,7 +73,8 @@ SCHEDULES = ("auto", "heuristic")  # the names k may take besides a fixed intege
 PROBE_BACKOFF_MAX = 8  # while plain steps stay best, probes back off to one in 8x the first interval
 PROBE_ROUNDS = 3  # drafting rounds a probe out of plain steps runs
 SWITCH_MARGIN = 0.1  # the gain in tokens per second that leaving plain steps, or turning to them, must promise
-ANCHOR_WEIGHT = 1.0  # rounds' worth of weight T(0) has as the line's point at k = 0
+ANCHOR_WEIGHT = 1.0  # rounds' worth of weight the first plain step of a run has as the line's point at k = 0
+SPIKE_CAP = 2.0  # a round's time counts for at most this many times what its kind of round costs so far
 
 
 @dataclass
@@ -89,13 +97,17 @@ class AdaptiveK:
     _fails_s: list[list[float]] = field(default_factory=list, init=False)
     _state: int = field(default=0, init=False)
     _fit: list = field(default_factory=lambda: [0.0] * 5, init=False)  # sums: w, wk, wk^2, wT, wkT
-    _t0: list = field(default_factory=lambda: [0.0, 0.0], init=False)  # decayed sums of plain steps: w, wT
+    # Decayed sums (w, wT) of plain steps: those inside a run of them (pipelined), and the first of each run
+    # (no step computes while the host reads it: an unpipelined step, as every drafting round is).
+    _t0: list = field(default_factory=lambda: [0.0, 0.0], init=False)
+    _t0_first: list = field(default_factory=lambda: [0.0, 0.0], init=False)
     _plain_run: bool = field(default=False, init=False)  # the last round fed back was a plain step
     _round: int = field(default=0, init=False)
     _last: int = field(default=0, init=False)
     _probe_every: int = field(default=0, init=False)  # rounds between probes while k = 0 is the best
     _next_probe: int = field(default=0, init=False)  # the round of the next one
     _probe_left: int = field(default=0, init=False)  # rounds of the current probe still to run
+    _plain_left: int = field(default=0, init=False)  # plain steps still to run of a look at k = 0 from drafting
     _best: int | None = field(default=None, init=False)  # best() since the last update, once asked
     history: list = field(default_factory=list, init=False, repr=False)  # k chosen per round
 
@@ -117,6 +129,7 @@ class AdaptiveK:
 
         self._fit = shrunk(earlier._fit, earlier._fit[0])
         self._t0 = shrunk(earlier._t0, earlier._t0[0])
+        self._t0_first = shrunk(earlier._t0_first, earlier._t0_first[0])
         self._succ, self._fail = shrunk([earlier._succ, earlier._fail], earlier._succ + earlier._fail)
         n = min(len(earlier._reach), len(self._reach))  # (index 1: every drafting round reached the first draft)
         self._reach[:n], self._fails[:n] = (shrunk(v[:n], earlier._reach[1]) for v in (earlier._reach, earlier._fails))
@@ -165,8 +178,22 @@ class AdaptiveK:
         return self.expected_tokens_all()[k]
 
     def plain_time(self) -> float | None:
-        """T(0): the decayed mean of the plain steps seen; None before the first."""
-        return self._t0[1] / self._t0[0] if self._t0[0] > 0 else None
+        """T(0): the decayed mean of the plain steps seen inside runs of them (pipelined), or of the first
+        steps of runs while no run has gone past one; None before the first plain step."""
+        if self._t0[0] > 0:
+            return self._t0[1] / self._t0[0]
+        return self.first_step_time()
+
+    def first_step_time(self) -> float | None:
+        """The decayed mean of the first plain step of each run (or of every plain step while none was a
+        first); None before the first plain step."""
+        w, wt = self._t0_first if self._t0_first[0] > 0 else self._t0
+        return wt / w if w > 0 else None
+
+    def crossing_time(self) -> float:
+        """What turning to plain steps costs once, over their steady cost: the slower first step."""
+        first, steady = self.first_step_time(), self.plain_time()
+        return max(0.0, first - steady) if first is not None and steady is not None else 0.0
 
     def round_time(self, k: int) -> float | None:
         """The fitted seconds of a round of k drafts; None until there is data."""
@@ -176,17 +203,17 @@ class AdaptiveK:
         w, wk, wk2, wt, wkt = self._fit
         if w <= 0:
             return None
-        if plain is not None:  # the line's anchor: a round of no drafts is a plain step
-            w, wt = w + ANCHOR_WEIGHT, wt + ANCHOR_WEIGHT * plain
+        first = self.first_step_time()
+        if first is not None:  # the line's anchor: a round of no drafts is an unpipelined plain step
+            w, wt = w + ANCHOR_WEIGHT, wt + ANCHOR_WEIGHT * first
         det = w * wk2 - wk * wk
         if det <= 1e-12 * w * w:  # one k seen so far: a flat line through it
             return wt / w if k > 0 else None
         b = (w * wkt - wk * wt) / det
+        if b < 0:  # noise (or an anchor above the rounds): no round costs less for drafting more
+            return wt / w if k > 0 else None
         a = (wt - b * wk) / w
-        t = a + max(b, 0.0) * k
-        if k == 0:
-            return a  # no plain round seen yet: a round without drafter steps
-        return t
+        return a + b * k  # (at k = 0 with no plain step seen yet: a round without drafter steps)
 
     def best(self, least: int = 0) -> int:
         """argmax E(k) / T(k) over least..k_max (least=1: the best drafting k, what a probe out of plain
@@ -194,6 +221,10 @@ class AdaptiveK:
         times = [self.round_time(k) for k in range(self.k_max + 1)]
         if any(t is None or t <= 0 for t in times[1:]):
             return max(least, self.k_start)
+        if not self._plain_run and times[0] is not None:
+            # Turning to plain steps pays their slow first step once, over a stint of about the
+            # estimates' memory (1 / (1 - decay) rounds).
+            times[0] += self.crossing_time() * (1.0 - self.decay)
         scores = [(e / t if t and t > 0 else 0.0) for e, t in zip(self.expected_tokens_all(), times)]
         drafting = max(range(max(1, least), self.k_max + 1), key=lambda k: scores[k])
         if least > 0 or scores[0] <= 0:
@@ -216,6 +247,9 @@ class AdaptiveK:
             k = self.k_start if self._round == 1 else max(1, self.k_start // 2)
         elif self._probe_left:  # the rest of a probe, at the k it started with
             k = self._last
+        elif self._plain_left:  # the rest of a look at plain steps
+            self._plain_left -= 1
+            k = 0
         else:
             k = self._best_now()
             if k == 0:
@@ -226,6 +260,8 @@ class AdaptiveK:
                 self._next_probe = self._round + self._probe_every
                 if self._round % self.explore_every == 0:
                     k = k + 1 if k < self.k_max and (self._round // self.explore_every) % 2 else k - 1
+                    if k == 0:  # a run of them: one step alone says what the first costs, not the rest
+                        self._plain_left = PROBE_ROUNDS - 1
         self._last = k
         self.history.append(k)
         return k
@@ -235,11 +271,17 @@ class AdaptiveK:
         d = self.decay
         self._best = None
         if drafted == 0:  # a plain step: its time, and nothing about acceptance
-            t0 = self._t0
+            t0 = self._t0 if self._plain_run else self._t0_first
+            if t0[0] >= 1.0:  # a spike (the machine busy elsewhere) is not what a step costs
+                seconds = min(seconds, SPIKE_CAP * t0[1] / t0[0])
             t0[0], t0[1] = d * t0[0] + 1.0, d * t0[1] + seconds
             self._plain_run = True
             return
         self._plain_run = False
+        if self._fit[0] >= 1.0:
+            expected = self.round_time(drafted)
+            if expected is not None and expected > 0:
+                seconds = min(seconds, SPIKE_CAP * expected)
         rejected = 1 if accepted < drafted else 0
         self._succ = d * self._succ + accepted
         self._fail = d * self._fail + rejected

@@ -357,17 +357,75 @@ def test_prompt_lookup_index_agrees_with_the_scan():
         assert d.lookup(3) == d.lookup_scan(3)
 
 
-def test_the_plain_step_time_is_the_decayed_mean_of_every_plain_round():
-    """T(0) weighs its samples as the line weighs its points (decayed sum over decayed weight): the first
-    plain step of a run, which is not yet pipelined and runs slow, counts (auto pays it at every turn to
-    plain steps) and fades as fast as any other."""
+def test_plain_steps_are_timed_apart_inside_runs_and_first_of_a_run():
+    """T(0) is the decayed mean of the steps inside runs of plain steps (pipelined); the first step of each
+    run (not yet pipelined, an unpipelined step like every drafting round) is kept apart: it anchors the
+    drafting line, and its excess is what turning to plain steps costs once."""
     ctrl = AdaptiveK()
-    samples = [9e-3] + [5e-3] * 5
-    for t in samples:
-        ctrl.update(0, 0, t)
-    weights = [ctrl.decay ** (len(samples) - 1 - i) for i in range(len(samples))]
-    assert ctrl.round_time(0) == pytest.approx(sum(w * t for w, t in zip(weights, samples)) / sum(weights))
-    assert ctrl.round_time(0) < 6e-3  # an average seeded by its first sample would still say 7.6 ms
+    runs = [[9e-3, 5e-3, 5e-3], [11e-3, 6e-3, 6e-3, 6e-3]]
+    inside, first = [], []
+    for run in runs:
+        ctrl.update(2, 1, 12e-3)  # a drafting round ends the run before
+        for i, t in enumerate(run):
+            ctrl.update(0, 0, t)
+            (inside if i else first).append(t)
+
+    def decayed_mean(samples):
+        weights = [ctrl.decay ** (len(samples) - 1 - i) for i in range(len(samples))]
+        return sum(w * t for w, t in zip(weights, samples)) / sum(weights)
+
+    assert ctrl.plain_time() == ctrl.round_time(0) == pytest.approx(decayed_mean(inside))
+    assert ctrl.first_step_time() == pytest.approx(decayed_mean(first))
+    assert ctrl.crossing_time() == pytest.approx(decayed_mean(first) - decayed_mean(inside))
+
+
+def test_turning_to_plain_steps_pays_the_slow_first_step_once_over_a_stint():
+    """From drafting, plain steps are priced at T(0) plus the first step's excess spread over the estimates'
+    memory (1 / (1 - decay) rounds); inside a run of them that step is paid already."""
+    from mlx_specdec.adaptive import SWITCH_MARGIN
+
+    ctrl = AdaptiveK(k_max=1, k_start=1)
+    for _ in range(30):
+        ctrl.update(1, 1, 10e-3)  # one draft, always accepted: 2 tokens per 10 ms round
+    steady = 10e-3 / 2 / (1 + 2 * SWITCH_MARGIN)  # plain steps clearly faster, once running
+    ctrl._t0, ctrl._t0_first = [1.0, steady], [1.0, steady]
+    assert ctrl.best() == 0
+    ctrl._t0_first = [1.0, steady + 5e-3]  # a first step that eats the gain over a stint of ten
+    assert ctrl.best() == 1
+    ctrl.update(0, 0, ctrl.first_step_time())  # in a run of plain steps now: that step is behind
+    assert ctrl.best() == 0
+
+
+def test_a_spike_counts_for_at_most_twice_what_its_round_costs():
+    """The machine busy elsewhere for one round (seen: 37 ms among 6 ms plain steps, which held T(0) at twice
+    its cost for the dozens of drafting rounds that followed) moves the estimate as a round of twice the cost."""
+    from mlx_specdec.adaptive import SPIKE_CAP
+
+    ctrl, capped = AdaptiveK(), AdaptiveK()
+    for c in (ctrl, capped):
+        c.update(2, 1, 12e-3)
+        for _ in range(5):
+            c.update(0, 0, 6e-3)
+    ctrl.update(0, 0, 40e-3)
+    capped.update(0, 0, SPIKE_CAP * 6e-3)
+    assert ctrl.plain_time() == pytest.approx(capped.plain_time()) and ctrl.plain_time() < 8e-3  # (uncapped: 14.3 ms)
+    for c in (ctrl, capped):
+        for i in range(40):
+            c.update(1 + i % 2, 1, 10e-3 + 2e-3 * (i % 2))
+    ctrl.update(2, 1, 120e-3)  # ten times what a round of two drafts costs
+    capped.update(2, 1, SPIKE_CAP * capped.round_time(2))
+    assert ctrl.round_time(2) == pytest.approx(capped.round_time(2)) and ctrl.round_time(2) < 15e-3  # (uncapped: 30 ms)
+
+
+def test_a_look_at_plain_steps_from_drafting_is_a_run_of_them():
+    """When the neighbour auto tries is k = 0, it runs PROBE_ROUNDS plain steps: a single one would only ever
+    time the slow first step of a run, and leave T(0) stale for as long as drafting lasts."""
+    from mlx_specdec.adaptive import PROBE_ROUNDS
+
+    ctrl = feed(AdaptiveK(k_max=4), 200, accept_rate=0.45, t0=5e-3, per_draft=4e-3, base=5.5e-3)
+    hist = "".join(str(k) for k in ctrl.history[2:])
+    runs = [len(r) for r in hist.replace("1", " ").replace("2", " ").replace("3", " ").replace("4", " ").split()]
+    assert 1 in ctrl.history and runs and min(runs) >= PROBE_ROUNDS, hist
 
 
 def test_acceptance_is_estimated_per_draft_position():
