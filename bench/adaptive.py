@@ -125,7 +125,9 @@ def readme_block(result: dict, source: str) -> str:
     """The README's table: per prompt set and drafter, k="auto" beside the best fixed k of the same run,
     from a committed results file (`source`, repo-relative)."""
     h = result["header"]
-    lines = [f"{h['target']} as the target, {h['date']}, {h['machine']}, {_mode(h).lower()}; speedup = tokens/s over plain decoding of the same prompt, median [quartiles]. From "
+    t = h.get("temperature", 0.0)
+    mode = f"sampled at temperature {t:g}" if t else "greedy, every output identical to plain greedy"
+    lines = [f"{h['target']} as the target, {h['date']}, {h['machine']}, {mode}; speedup = tokens/s over plain decoding of the same prompt, median [quartiles]. From "
              f"[`{source}`]({source}) (`{h['command']}`).", "",
              "| prompt set | drafter | k = auto | tokens/pass | HF heuristic (+2 / -1) | best fixed k | "
              "auto / best fixed |",
