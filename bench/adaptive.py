@@ -113,7 +113,8 @@ def measure(target, drafters: dict, prompts: list[list[int]], ks: list, max_toke
 def render(result: dict) -> str:
     h = result["header"]
     lines = [f"# Adaptive k against fixed k on {h['target']}", "",
-             f"{h['date']}, {h['machine']}, git {h['commit']}; `{h['command']}`. {_mode(h)}. Speedup: tokens/s over plain decoding of the same prompt, median [q1, q3]. "
+             f"{h['date']}, {h['machine']}, git {h['commit']}; `{h['command']}`. {_mode(h).capitalize()}. "
+             "Speedup: tokens/s over plain decoding of the same prompt, median [q1, q3]. "
              "Prompt sets: stories (held-out story openings), copy (a story, then a request to tell it again).", "",
              *markdown_table(["prompt set", "drafter", "k", "speedup", "acceptance", "tokens/pass"],
                              ([r.get("prompt_set", "stories"), r["drafter"], r["k"], speedup_cell(r["speedup"]),
@@ -125,9 +126,8 @@ def readme_block(result: dict, source: str) -> str:
     """The README's table: per prompt set and drafter, k="auto" beside the best fixed k of the same run,
     from a committed results file (`source`, repo-relative)."""
     h = result["header"]
-    t = h.get("temperature", 0.0)
-    mode = f"sampled at temperature {t:g}" if t else "greedy, every output identical to plain greedy"
-    lines = [f"{h['target']} as the target, {h['date']}, {h['machine']}, {mode}; speedup = tokens/s over plain decoding of the same prompt, median [quartiles]. From "
+    lines = [f"{h['target']} as the target, {h['date']}, {h['machine']}, {_mode(h, ',')}; speedup = tokens/s over "
+             "plain decoding of the same prompt, median [quartiles]. From "
              f"[`{source}`]({source}) (`{h['command']}`).", "",
              "| prompt set | drafter | k = auto | tokens/pass | HF heuristic (+2 / -1) | best fixed k | "
              "auto / best fixed |",
@@ -150,9 +150,9 @@ def readme_block(result: dict, source: str) -> str:
     return "\n".join(lines)
 
 
-def _mode(header: dict) -> str:
+def _mode(header: dict, sep: str = ";") -> str:
     t = header.get("temperature", 0.0)
-    return f"Sampled at temperature {t:g}" if t else "Greedy; every output identical to plain greedy"
+    return f"sampled at temperature {t:g}" if t else f"greedy{sep} every output identical to plain greedy"
 
 
 def main(argv=None) -> int:
@@ -184,7 +184,9 @@ def main(argv=None) -> int:
         print(f"error: {e}", file=sys.stderr)
         return 2
     # (no dot in the name: save_results adds the suffixes)
-    name = f"adaptive-{Path(args.target).name}" + (f"-t{args.temperature:g}".replace(".", "p") if args.temperature else "")
+    name = f"adaptive-{Path(args.target).name}"
+    if args.temperature:
+        name += f"-t{args.temperature:g}".replace(".", "p")
     header = {"target": Path(args.target).name, **({"temperature": args.temperature} if args.temperature else {})}
     print(save_results(args.out, name, header,
                        {"rows": rows}, "bench.adaptive", argv, render))
