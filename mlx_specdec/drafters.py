@@ -204,6 +204,11 @@ class MTPDrafter:
     lazy: the loop's one sync per round evaluates drafts and verdict together.
     """
 
+    # Rounds without drafts may run as the plain loop's pipelined steps: the loop hands commit() the
+    # hidden rows of the step that made each token (`rows`), since the step queued after it replaces
+    # target_seq.hidden before the host reads the token.
+    pipelines_plain_steps = True
+
     def __init__(self, head: MTPHead, max_depth: int | None = None, compile: bool = True):
         if max_depth is not None and (isinstance(max_depth, bool) or not isinstance(max_depth, int) or max_depth < 1):
             raise SpecDecError(f"max_depth must be an integer >= 1 or None, got {max_depth!r}")
@@ -266,13 +271,14 @@ class MTPDrafter:
         self._n_drafts = depth
         return mx.concatenate(ids), (None if policy.greedy else mx.concatenate(probs))
 
-    def commit(self, accepted, token) -> None:
+    def commit(self, accepted, token, rows=None) -> None:
         if self._seq is None:
             raise SpecDecError("MTPDrafter was not bound to a target sequence; drive it through speculative_generate")
         self.rounds.append((self._n_drafts, accepted))
-        # Row `accepted` of the verification pass fed [pending, d_1..d_k] is the
-        # state at d_accepted (or at pending), whose next token is `token`.
-        self._state = self._seq.hidden[accepted : accepted + 1]
+        # Row `accepted` of the verification pass fed [pending, d_1..d_k] (`rows`, or the target sequence's
+        # last pass) is the state at d_accepted (or at pending), whose next token is `token`.
+        rows = self._seq.hidden if rows is None else rows
+        self._state = rows[accepted : accepted + 1]
         self._token = mx.array([token], dtype=mx.int32)
 
 

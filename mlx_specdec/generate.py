@@ -320,6 +320,7 @@ def speculative_stream(
     # (Not under a sharded target: every rank must take the same path, and rank 0 alone may hold the drafter.)
     plain_steps_ok = ranks is None and getattr(drafter, "pipelines_plain_steps", False)
     look_ahead = plain_steps_ok and hasattr(drafter, "would_propose")
+    trunk_rows = plain_steps_ok and getattr(target_seq, "capture_hidden", False)
     # The instruments inspect every boundary: with them, plain steps run one at a time.
     pipeline = on_commit is None and profile is None
     adaptive = None
@@ -351,22 +352,28 @@ def speculative_stream(
         nonlocal produced, carried
         if profile is not None:
             profile.mark("host")
-        token = queue_step()
+        # A drafter on the target's trunk (an MTP head) commits from the hidden rows of the step that made
+        # the token, which the step queued after it replaces in target_seq.hidden: each step keeps its own.
+        token, rows = queue_step(), target_seq.hidden
         leave_with = None  # the k of the round that follows the step in flight, once the drafter has drafts
         while True:
-            queued, k_next = None, None
+            queued, queued_rows, k_next = None, None, None
             if pipeline and produced + 1 < max_new_tokens:
                 if leave_with is not None:
                     k_next = leave_with
                 else:
                     k_next = capped(adaptive.choose() if adaptive else k, max_new_tokens - produced - 1)
                     if k_next == 0 or look_ahead:
-                        queued = queue_step()  # the host reads this step's token while the next one computes
+                        # the host reads this step's token while the next one computes
+                        queued, queued_rows = queue_step(), target_seq.hidden
             tid = token.item()
             if profile is not None:
                 profile.mark("verify")
             drafter.propose(0, policy, None)
-            drafter.commit(0, tid)
+            if trunk_rows:
+                drafter.commit(0, tid, rows=rows)
+            else:
+                drafter.commit(0, tid)
             if profile is not None:
                 profile.mark("commit", *_state_arrays(target_seq, drafter))
             if on_commit is not None:
@@ -384,7 +391,7 @@ def speculative_stream(
             if queued is None:
                 carried = k_next
                 return False
-            token = queued
+            token, rows = queued, queued_rows
             if k_next > 0 and drafter.would_propose():
                 leave_with = k_next  # drafts again after the step in flight
 

@@ -271,6 +271,71 @@ def test_drafts_equal_the_recompute_reference_every_round(base, strategy, temper
     assert max(accepted) >= 2 and 0 in accepted  # rows 0 and beyond were both exercised
 
 
+@pytest.mark.parametrize("temperature", [0.0, 1.0])
+def test_pipelined_plain_steps_leave_the_head_on_the_row_of_the_step_that_made_each_token(base, monkeypatch,
+                                                                                         temperature):
+    """Rounds without drafts run as the plain loop's pipelined steps, where the step queued after a token
+    replaces target_seq.hidden before the host reads it: after every commit the head's state is still the
+    trunk row of the last token (checked against a fresh trunk pass), its drafts after a run of plain steps
+    are what the head gives from there, and greedy output stays the target's."""
+    import importlib
+
+    from mlx_specdec.sampling import SamplingPolicy
+
+    gen = importlib.import_module("mlx_specdec.generate")
+
+    class Scripted:  # a k schedule with runs of plain steps between drafting rounds
+        pattern = [0, 0, 0, 3, 0, 2, 0, 0, 0, 0, 3, 1]
+
+        def __init__(self):
+            self.i = -1
+
+        def choose(self):
+            self.i += 1
+            return self.pattern[self.i % len(self.pattern)]
+
+        def update(self, drafted, accepted, seconds):
+            pass
+
+    monkeypatch.setattr(gen, "adaptive_for_pair", lambda *a, **kw: Scripted())
+    policy = SamplingPolicy(temperature)
+    head = leaky_echo_head(base)
+    drafter = MTPDrafter(head, max_depth=3)
+    ctx, checked = list(PROMPTS[1]), 0
+    propose = drafter.propose
+
+    def checking_propose(k, policy_, key):
+        nonlocal checked
+        ids, q = propose(k, policy_, key)
+        if ids.size:
+            state, token = hidden_states(base, ctx)[-2:-1], mx.array(ctx[-1:])
+            logits, _ = head(state, token, depth=1)
+            if policy.greedy:
+                assert ids[0].item() == mx.argmax(logits[0]).item()
+            else:
+                assert mx.allclose(q[0], policy.probs(logits)[0], atol=1e-5)
+            checked += 1
+        return ids, q
+
+    commit, plain_commits = drafter.commit, 0
+
+    def checking_commit(accepted, token, **rows):
+        nonlocal plain_commits
+        commit(accepted, token, **rows)
+        if drafter._n_drafts == 0:  # a plain step: the state is the trunk's row at the last token before it
+            assert mx.allclose(drafter._state, hidden_states(base, ctx)[-1:], atol=1e-4)
+            plain_commits += 1
+
+    drafter.propose, drafter.commit = checking_propose, checking_commit
+    stats = gen.SpecStats()
+    for emission in gen.speculative_stream(base, drafter, PROMPTS[1], 48, k="auto", temperature=temperature,
+                                           seed=4, stats=stats, strategy="cache"):
+        ctx += emission.ids
+    assert checked >= 6 and plain_commits > stats.target_passes // 2
+    if not temperature:
+        assert ctx[len(PROMPTS[1]):] == greedy_generate(base, PROMPTS[1], 48)
+
+
 @pytest.mark.parametrize("strategy", ["cache", "recompute"])
 def test_self_speculation_costs_no_extra_trunk_pass(base, monkeypatch, strategy):
     calls = {"n": 0}
