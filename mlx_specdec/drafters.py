@@ -52,14 +52,21 @@ class ModelDrafter:
         self.seq = make_sequence(model, strategy)
         self._drafts = EMPTY
         self._n_pending = 0
+        self._unfed: list[int] | None = None  # the prompt and the plain steps' tokens, before any draft
 
     def prefill(self, prompt_ids) -> None:
-        self.seq.prefill(prompt_ids)
+        # Deferred to the first round that drafts: a generation whose rounds never draft (k='auto'
+        # finding plain steps faster) never runs the drafter at all.
+        self._unfed = as_ids(prompt_ids).reshape(-1).tolist()
 
     def catch_up(self) -> None:
         """Feed now, in one pass, the tokens a run of plain steps queued here unfed (keeping the last
         one pending, as after any round), and wait for it: work those steps owed, so that the next
-        round's time is that of a round of its k. A no-op after a drafting round (1 or 2 pending)."""
+        round's time is that of a round of its k. Before the first drafting round this is the deferred
+        prefill. A no-op after a drafting round (1 or 2 pending)."""
+        if self._unfed is not None:
+            self._feed_unfed()
+            return
         pending = self.seq.pending
         if pending.shape[0] <= 2:
             return
@@ -67,11 +74,18 @@ class ModelDrafter:
         mx.eval(self.seq.extend(EMPTY)[-1:])
         self.seq.commit(pending.shape[0] - 1, pending[-1:])
 
+    def _feed_unfed(self) -> None:
+        ids, self._unfed = self._unfed, None
+        self.seq.prefill(ids)
+
     def propose(self, k, policy, key):
-        self._n_pending = self.seq.pending.shape[0]
         if k == 0:
+            self._n_pending = self.seq.pending.shape[0]
             self._drafts = EMPTY
             return EMPTY, None
+        if self._unfed is not None:
+            self._feed_unfed()
+        self._n_pending = self.seq.pending.shape[0]
         keys = mx.random.split(key, k) if key is not None and not policy.greedy else [None] * k
         ids, probs = [], []
         new = EMPTY
@@ -91,6 +105,9 @@ class ModelDrafter:
 
     def commit(self, accepted, token):
         k = self._drafts.shape[0]
+        if self._unfed is not None:  # no round has drafted yet: the token joins the deferred prefill
+            self._unfed.append(int(token))
+            return
         tok = mx.array([token], dtype=mx.int32)
         if k == 0:  # nothing was fed this round: the target's token joins the queue
             self.seq.commit(0, mx.concatenate([self.seq.pending, tok]))

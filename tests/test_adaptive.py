@@ -1,6 +1,8 @@
 """Adaptive draft length (k="auto"): the rule picks what maximises tokens per second,
 and the loop stays exact whatever it picks."""
 
+import importlib
+
 import pytest
 
 from mlx_specdec import greedy_generate, speculative_generate
@@ -479,6 +481,31 @@ def test_a_model_drafter_catches_up_outside_the_round_it_times(monkeypatch):
     # Fed inside the round, the 4 or 5 tokens three plain steps queued would have added 0.3 s or more.
     longest = 1.0 + 0.5 * 3 + (0.3 + 0.1 * 2) + (0.3 + 0.1)
     assert all(s <= longest + 1e-9 for d, s in seen if d == 2)
+
+
+@pytest.mark.parametrize("plain_rounds", [30, 7])
+def test_a_model_drafter_runs_nothing_until_a_round_drafts(plain_rounds, monkeypatch):
+    """The drafter's prefill waits for the first drafting round: a generation of plain steps never calls
+    the drafter model, and one that turns to drafting later feeds the prompt and the plain steps' tokens
+    in one prefill, then drafts exactly (greedy equals the target's greedy)."""
+    from mlx_specdec.drafters import ModelDrafter
+
+    class PlainFirst(AdaptiveK):
+        def choose(self):
+            self._round += 1
+            return 0 if self._round <= plain_rounds else 2
+
+    monkeypatch.setattr(importlib.import_module("mlx_specdec.generate"), "adaptive_for_pair",
+                        lambda *a, **kw: PlainFirst())
+    target, small = TableLM(8, seed=3), TableLM(8, seed=4)
+    drafter = ModelDrafter(small, "cache")
+    out, stats = speculative_generate(target, drafter, [1, 2, 5], 30, k="auto", strategy="cache")
+    assert out == greedy_generate(TableLM(8, seed=3), [1, 2, 5], 30)
+    if plain_rounds >= 30:
+        assert small.calls == 0 and stats.drafted == 0
+        return
+    # One call feeds the prompt and the plain steps' tokens (but the last), then one call per draft.
+    assert stats.drafted > 0 and small.calls == 1 + stats.drafted
 
 
 def test_a_generation_starts_from_what_the_last_one_of_the_same_pair_learned():

@@ -166,10 +166,12 @@ def test_mlx_lm_speculative_generate_step_matches_target_greedy(model):
 
 @pytest.mark.parametrize("strategy", ["cache", "compiled"])
 @pytest.mark.parametrize("owed", [3, 37])
-def test_a_drafters_catch_up_leaves_it_where_feeding_every_token_would(model, strategy, owed):
+@pytest.mark.parametrize("drafted_first", [False, True])
+def test_a_drafters_catch_up_leaves_it_where_feeding_every_token_would(model, strategy, owed, drafted_first):
     """After a run of plain steps (rounds without drafts queue the target's tokens unfed), catch_up feeds
     them in one pass; the drafter then holds the same state as one given the whole text: the same
-    committed count, pending token and next-token logits."""
+    committed count, pending token and next-token logits. Before any round has drafted, that pass is the
+    deferred prefill of the prompt and those tokens; after one, it feeds the queue."""
     from mlx_specdec.drafters import ModelDrafter
     from mlx_specdec.sampling import SamplingPolicy
 
@@ -178,12 +180,17 @@ def test_a_drafters_catch_up_leaves_it_where_feeding_every_token_would(model, st
     policy = SamplingPolicy()  # greedy
     late = ModelDrafter(model, strategy)
     late.prefill(prompt)
+    if drafted_first:  # a round of one draft, all rejected: the target's token follows the prompt
+        late.propose(1, policy, None)
+        late.commit(0, plain_steps[0])
+        plain_steps = plain_steps[1:]
     for tid in plain_steps:  # as the loop's rounds without drafts do
         late.propose(0, policy, None)
         late.commit(0, tid)
     late.catch_up()
     fresh = ModelDrafter(model, strategy)
     fresh.prefill(ids)
+    fresh.catch_up()
     assert (late.seq.committed, late.seq.pending.tolist()) == (fresh.seq.committed, fresh.seq.pending.tolist())
     assert mx.allclose(late.seq.extend(mx.array([], dtype=mx.int32))[-1],
                        fresh.seq.extend(mx.array([], dtype=mx.int32))[-1], atol=ATOL).item()
