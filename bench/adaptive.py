@@ -30,7 +30,7 @@ from mlx_specdec.errors import SpecDecError
 from mlx_specdec.generate import SpecStats, encode_prompt, plain_stream, speculative_stream
 from mlx_specdec.loading import load
 
-from .report import markdown_table, speedup_cell
+from .report import markdown_table, speedup_cell, where
 from .run import quantiles, save_results
 from .systems import synchronised
 
@@ -113,7 +113,7 @@ def measure(target, drafters: dict, prompts: list[list[int]], ks: list, max_toke
 def render(result: dict) -> str:
     h = result["header"]
     lines = [f"# Adaptive k against fixed k on {h['target']}", "",
-             f"{h['date']}, {h['machine']}, git {h['commit']}; `{h['command']}`. {_mode(h).capitalize()}. "
+             f"{h['date']}, {where(h)}, git {h['commit']}; `{h['command']}`. {_mode(h).capitalize()}. "
              "Speedup: tokens/s over plain decoding of the same prompt, median [q1, q3]. "
              "Prompt sets: stories (held-out story openings), copy (a story, then a request to tell it again).", "",
              *markdown_table(["prompt set", "drafter", "k", "speedup", "acceptance", "tokens/pass"],
@@ -126,7 +126,7 @@ def readme_block(result: dict, source: str) -> str:
     """The README's table: per prompt set and drafter, k="auto" beside the best fixed k of the same run,
     from a committed results file (`source`, repo-relative)."""
     h = result["header"]
-    lines = [f"{h['target']} as the target, {h['date']}, {h['machine']}, {_mode(h, ',')}; speedup = tokens/s over "
+    lines = [f"{h['target']} as the target, {h['date']}, {where(h)}, {_mode(h, ',')}; speedup = tokens/s over "
              "plain decoding of the same prompt, median [quartiles]. From "
              f"[`{source}`]({source}) (`{h['command']}`).", "",
              "| prompt set | drafter | k = auto | tokens/pass | HF heuristic (+2 / -1) | best fixed k | "

@@ -31,7 +31,7 @@ from mlx_specdec.loading import load
 
 from .adaptive import ROOT, _drafter
 from .costmodel import iid_expected_accepted
-from .report import markdown_table
+from .report import markdown_table, where
 from .run import save_results
 
 SHOWN_KS = (1, 2, 4, 8, 16)
@@ -105,7 +105,7 @@ def _cell(v, fmt="{:.3f}"):
 def render(result: dict) -> str:
     h = result["header"]
     lines = [f"# Draft hazard per position, {h['target']} as the target, k = {h['k']}, prompt set {h['prompt_set']}",
-             "", f"{h['date']}, {h['machine']}, commit {h['commit']}. `{h['command']}`", "",
+             "", f"{h['date']}, {where(h)}, commit {h['commit']}. `{h['command']}`", "",
              "h(i): of the rounds that drafted position i with every draft before it accepted, the share that "
              "rejected it. E(k) from the hazards against the geometric model (one rate for every position).", ""]
     for r in result["rows"]:

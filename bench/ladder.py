@@ -8,6 +8,10 @@ Two parts, one results file (``<out>/<date>-<machine>-ladder.{json,md}``):
 - Losses: every rung on the same targets (``mlx_specdec.train --evaluate``):
   the generator's valid split, the plot shapes held out of training, and the
   hand-written yardstick no model trained on.
+- Greedy repetition: every rung's plain greedy continuation of the story
+  prompts, scored by the share of its 4-word sequences that already came
+  earlier in the same text, and the number of texts that repeat an 8-word
+  run (a loop). The cards' samples, in a number.
 - The module's exercises 1 and 2 on the real pairing: storylm-1m and
   storylm-5m drafting for storylm-30m (and the 1M for the 5M) at each k, greedy, paired with plain
   decoding of the same prompt (`bench.adaptive.measure`): acceptance,
@@ -29,7 +33,7 @@ from mlx_specdec.generate import encode_prompt
 from mlx_specdec.loading import load
 
 from .adaptive import _drafter, measure
-from .report import markdown_table, speedup_cell
+from .report import markdown_table, speedup_cell, where
 from .run import save_results
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -46,17 +50,51 @@ def losses(models: Path, rungs=EVALUATED, valid_stories: int = 2000, shapes_stor
     return rows
 
 
+def repeated_share(words: list[str], n: int = 4) -> tuple[int, int]:
+    """(n-grams that already occurred earlier in the same text, n-grams): 0 of m for text that never
+    repeats itself, nearly all of them for a loop."""
+    seen, repeated, grams = set(), 0, [tuple(words[i:i + n]) for i in range(len(words) - n + 1)]
+    for g in grams:
+        repeated += g in seen
+        seen.add(g)
+    return repeated, len(grams)
+
+
+def greedy_repetition(models: Path, rungs, prompts, max_tokens: int) -> dict[str, dict]:
+    """Per rung: its greedy continuations of the prompts, the pooled share of repeated 4-grams and how
+    many continuations repeat an 8-word run."""
+    from mlx_specdec.generate import greedy_generate
+
+    out = {}
+    for name in rungs:
+        model, tok = load(str(models / name))
+        texts = [tok.decode(greedy_generate(model, encode_prompt(tok, q["text"]), max_tokens, eos_id=tok.eos_id))
+                 for q in prompts]
+        counts = [repeated_share(t.split()) for t in texts]
+        out[name] = dict(repeated_4grams=sum(r for r, _ in counts) / max(1, sum(m for _, m in counts)),
+                         loops=sum(repeated_share(t.split(), 8)[0] > 0 for t in texts), texts=texts)
+    return out
+
+
 def render(result: dict) -> str:
     h = result["header"]
-    lines = [f"# The StoryLM ladder on {h['machine']}", "",
+    rep = result.get("repetition") or {}
+    lines = [f"# The StoryLM ladder on {where(h)}", "",
              f"{h['date']}, git {h['commit']}; `{h['command']}`.", "",
              "## Held-out loss (nats per token; lower is better)", "",
              *markdown_table(["model", "parameters", "generator valid split", "held-out plot shapes",
-                              "hand-written yardstick"],
+                              "hand-written yardstick", *(["greedy: repeated 4-grams", "loops"] if rep else [])],
                              ([r["model"], f"{r['parameters']:,}", f"{r['valid_loss']:.3f}", f"{r['shapes_loss']:.3f}",
-                               f"{r['yardstick_loss']:.3f}"] for r in result["losses"]))]
+                               f"{r['yardstick_loss']:.3f}", *_repetition_cells(rep.get(r["model"]))]
+                              for r in result["losses"]))]
     lines += ["", f"Valid split: {result['losses'][0]['targets']:,} targets; yardstick: "
-              f"{result['losses'][0]['yardstick_targets']:,} targets in the hand-written stories.", ""]
+              f"{result['losses'][0]['yardstick_targets']:,} targets in the hand-written stories."]
+    if rep:
+        n = len(next(iter(rep.values()))["texts"])
+        lines += [f"Greedy: each model's plain greedy continuation of {n} story prompts "
+                  f"({h.get('max_tokens', '?')} tokens); repeated 4-grams: the share of its 4-word sequences "
+                  f"that already came earlier in the same text; loops: continuations repeating an 8-word run."]
+    lines += [""]
     if result.get("rows"):
         lines += ["## Drafting along the ladder (greedy; every output identical to plain greedy)", "",
                   "Speedup: tokens/s over the target's plain decoding of the same prompt, median [q1, q3].", "",
@@ -67,6 +105,12 @@ def render(result: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _repetition_cells(row: dict | None) -> list[str]:
+    if row is None:
+        return []
+    return [f"{row['repeated_4grams']:.0%}", f"{row['loops']} of {len(row['texts'])}"]
+
+
 def readme_block(result: dict, source: str) -> str:
     """The README's ladder block: the loss table and the best k per drafter, from the results file."""
     body = render(result).split("\n", 4)[4]  # drop the title and the provenance line
@@ -75,7 +119,8 @@ def readme_block(result: dict, source: str) -> str:
         pair = f"{r['drafter']} for {r['target']}"
         if pair not in best or r["speedup"]["median"] > best[pair]["speedup"]["median"]:
             best[pair] = r
-    lines = [body.strip(), "", f"From [`{source}`]({source}) (`{result['header']['command']}`)."]
+    h = result["header"]
+    lines = [body.strip(), "", f"From [`{source}`]({source}) (`{h['command']}`; {h['date']}, {where(h)})."]
     if best:
         lines.append("Best k per pair: " + "; ".join(
             f"{d} at k={r['k']}, {r['speedup']['median']:.2f}x plain" for d, r in best.items()) + ".")
@@ -105,6 +150,8 @@ def main(argv=None) -> int:
         if not rungs or missing:
             raise SpecDecError(f"--rungs: no model folder {', '.join(missing) or '(none given)'} in {models}")
         rows_loss = losses(models, rungs, valid_stories=args.valid_stories, shapes_stories=args.shapes_stories)
+        _, prompts = load_prompts(None, args.prompts)
+        repetition = greedy_repetition(models, rungs, prompts, args.max_tokens)
         ks = [k if k == "auto" else int(k) for k in args.ks.split(",") if k]
         rows = []
         by_target: dict[str, list[str]] = {}
@@ -113,7 +160,6 @@ def main(argv=None) -> int:
             if not target_name:
                 raise SpecDecError(f"--pairs: expected drafter>target, got {pair!r}")
             by_target.setdefault(target_name, []).append(drafter)
-        _, prompts = load_prompts(None, args.prompts)
         for target_name, names in by_target.items():
             target, tok = load(str(models / target_name))
             drafters = {name: _drafter(name, target, tok, models) for name in names}
@@ -123,7 +169,8 @@ def main(argv=None) -> int:
     except (SpecDecError, ValueError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
-    print(save_results(args.out, "ladder", {"pairs": args.pairs}, {"losses": rows_loss, "rows": rows},
+    print(save_results(args.out, "ladder", {"pairs": args.pairs, "max_tokens": args.max_tokens},
+                       {"losses": rows_loss, "repetition": repetition, "rows": rows},
                        "bench.ladder", argv, render))
     return 0
 

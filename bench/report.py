@@ -14,6 +14,12 @@ def _f(x, fmt="{:.2f}"):
     return "-" if x is None else fmt.format(x)
 
 
+def where(h: dict) -> str:
+    """The machine a focused bench ran on: its name, and its processor where the header records one
+    (machines of one name differ: the 2-core AMD EPYC and Intel Xeon runners share linux-x86_64-cpu-2core)."""
+    return f"{h['machine']} ({h['cpu']})" if h.get("cpu") else h["machine"]
+
+
 def spread(q: dict) -> tuple[float, float]:
     """The interquartile range when there were enough samples, else min-max."""
     return (q["q1"], q["q3"]) if "q1" in q else (q["min"], q["max"])

@@ -35,7 +35,7 @@ from mlx_specdec.loading import load_pair
 from mlx_specdec.state import CacheSequence
 
 from mlx_specdec.data.prompts import load_prompts
-from .report import markdown_table, replace_block, speedup_cell
+from .report import markdown_table, replace_block, speedup_cell, where
 from .run import quantiles, save_results
 from .systems import synchronised
 
@@ -140,7 +140,7 @@ def end_to_end(target, drafter, prompts: list[list[int]], ks: list[int], max_tok
 def render(result: dict) -> str:
     h = result["header"]
     lines = [f"# Rollback strategies on {h['target']} (drafter {h['drafter']})", "",
-             f"{h['date']}, {h['machine']}, git {h['commit']}; `{h['command']}`.", "",
+             f"{h['date']}, {where(h)}, git {h['commit']}; `{h['command']}`.", "",
              f"Plain one-token target step: {result['costs']['target_step_ms']:.2f} ms.", "",
              "## Rollback cost per round (partial acceptance: 1 + k//2 of k+1 rows kept)", "",
              *markdown_table(["rollback", "k", "cost (ms)", "cost (target steps)"],
@@ -167,7 +167,7 @@ def readme_block(result: dict, source: str) -> str:
             best[key] = r
     modes = sorted({r["mode"] for r in result["rows"]}, key=lambda m: m != "greedy")
     ks = sorted({r["k"] for r in costs["rows"]})
-    lines = [f"{h['target']} (target) with {h['drafter']} drafting, {h['date']}, {h['machine']}; "
+    lines = [f"{h['target']} (target) with {h['drafter']} drafting, {h['date']}, {where(h)}; "
              f"plain one-token target step {costs['target_step_ms']:.2f} ms. From [`{source}`]({source}).",
              "",
              "| rollback | " + " | ".join(f"cost per round, k={k}" for k in ks) + " | "

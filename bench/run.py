@@ -24,6 +24,7 @@ from pathlib import Path
 import mlx.core as mx
 
 from . import costmodel
+from mlx_specdec._platform import cpu_name
 from mlx_specdec.data.prompts import load_prompts
 from .systems import LADDER, Context, Run, System, build_systems, discover_drafters
 
@@ -73,7 +74,7 @@ def save_results(out_dir, kind: str, header: dict, body: dict, module: str, argv
     today = datetime.date.today().isoformat()
     command = f"python -m {module} " + " ".join(argv if argv is not None else sys.argv[1:])
     end_load = list(os.getloadavg()) if hasattr(os, "getloadavg") else None
-    result = {"header": {**header, "date": today, "machine": machine_name(), "commit": commit or None,
+    result = {"header": {**header, "date": today, "machine": machine_name(), "cpu": cpu_name(), "commit": commit or None,
                          "command": command, "load_average_end": end_load}, **body}
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)

@@ -44,7 +44,7 @@ from mlx_specdec.generate import SpecStats, encode_prompt, plain_stream, specula
 from mlx_specdec.loading import load
 
 from . import costmodel
-from .report import load_text, markdown_table, speedup_cell
+from .report import load_text, markdown_table, speedup_cell, where
 from .run import machine_name, quantiles, save_results
 from .systems import synchronised
 
@@ -241,7 +241,7 @@ def predictions(rows: list[dict], costs: dict) -> list[dict]:
 def render(result: dict) -> str:
     h, costs = result["header"], result["costs"]
     lines = [f"# Sharded {h['target']}: plain against speculative decoding", "",
-             f"{h['date']}, {h['machine']}, git {h['commit']}; `{h['command']}`. The target is {h['sharding']}-sharded "
+             f"{h['date']}, {where(h)}, git {h['commit']}; `{h['command']}`. The target is {h['sharding']}-sharded "
              f"over {h['processes']} processes ({h['backend']}, OPENBLAS_NUM_THREADS={h.get('openblas_threads')} per process); drafters are whole. Greedy, {h['prompts']} prompts x "
              f"{h['max_tokens']} new tokens x {h['repeats']} repeats; every output identical to sharded plain greedy. "
              "Speedup: tokens/s over sharded plain decoding of the same prompt, median [q1, q3]." + _load_line(h), "",
@@ -294,7 +294,7 @@ def readme_block(result: dict, source: str) -> str:
     """The README's sharded table: measured rows, then the predicted speedups over the latency sweep."""
     h, costs = result["header"], result["costs"]
     lines = [f"{h['target']} {h['sharding']}-sharded over {h['processes']} processes ({h['backend']}), "
-             f"{h['date']}, {h['machine']}; {h['prompts']} prompts x {h['max_tokens']} tokens x {h['repeats']} "
+             f"{h['date']}, {where(h)}; {h['prompts']} prompts x {h['max_tokens']} tokens x {h['repeats']} "
              f"repeats, greedy, every output identical to sharded plain greedy. From [`{source}`]({source}).", "",
              "| system | k | drafter runs on | tokens / pass | x sharded plain, measured (IQR) | "
              + " | ".join(f"predicted at {ms} ms/pass" for ms in TABLE_MS) + " |",
@@ -305,15 +305,15 @@ def readme_block(result: dict, source: str) -> str:
             continue
         p = preds.get((r["drafter"], r["k"], r["draft_on"]))
         at = dict(zip(p["sweep_ms"], p["sweep"])) if p else {}
-        where = WHERE[r["draft_on"]]
-        lines.append(f"| {r['drafter']} | {r['k']} | {where} | {r['tokens_per_pass']:.2f} | "
+        runs_on = WHERE[r["draft_on"]]
+        lines.append(f"| {r['drafter']} | {r['k']} | {runs_on} | {r['tokens_per_pass']:.2f} | "
                      f"{speedup_cell(r['speedup'])} | " + " | ".join(f"{at[ms]:.2f}" if ms in at else "-"
                                                                   for ms in TABLE_MS) + " |")
     lines += ["", f"Here one collective took {costs['collective_ms']:.2f} ms over loopback and a sharded pass spent "
               f"{costs['comm_per_pass_ms']:.1f} ms communicating ({costs['sharded_step_ms']:.1f} ms in all, "
               f"{costs['compute_step_ms']:.1f} ms of compute; the whole target in one process "
               f"{costs['whole_step_ms']:.1f} ms): {h['processes']} ranks and `mlx.launch` shared the cores of "
-              f"{h['machine']}, so every collective waited for the scheduler; a worst case for communication, not a "
+              f"{where(h)}, so every collective waited for the scheduler; a worst case for communication, not a "
               "network. Once communication is cheap the drafter's own cost decides: one draft step costs "
               + ", ".join(f"{c:.2f} ({d})" for d, c in costs["c"].items())
               + " of the sharded pass's compute."]

@@ -107,4 +107,16 @@ def warn_slow_blas_once(file=None) -> bool:
     return True
 
 
+def cpu_name() -> str:
+    """The processor's model name (/proc/cpuinfo on Linux), for the records of what ran where."""
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
 _bind_blas()

@@ -19,6 +19,7 @@ import sys
 import time
 
 from . import _platform
+from ._platform import cpu_name
 
 import mlx.core as mx  # noqa: E402  (after the BLAS binding)
 
@@ -34,17 +35,6 @@ def matmul_gflops(n: int = 512, repeats: int = 10) -> float:
     for _ in range(repeats):
         mx.eval(a @ b)
     return 2 * n**3 * repeats / (time.perf_counter() - start) / 1e9
-
-
-def cpu_name() -> str:
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or platform.machine()
 
 
 def report() -> dict:

@@ -263,8 +263,21 @@ def test_ladder_bench_reports_every_rung_and_pair(tmp_path):
     assert all(r["yardstick_loss"] > 0 and r["shapes_loss"] > 0 for r in result["losses"])
     assert {(r["drafter"], r["target"], r["k"]) for r in result["rows"]} == {
         ("storylm-1m", "storylm-5m", 1), ("storylm-1m-distilled", "storylm-5m", 1)}
-    assert "| storylm-5m |" in readme_block(result, "x.json")
+    block = readme_block(result, "x.json")
+    assert "| storylm-5m |" in block and "repeated 4-grams" in block and result["header"]["cpu"] in block
+    for name in ("storylm-1m", "storylm-5m"):
+        rep = result["repetition"][name]
+        assert len(rep["texts"]) == 1 and 0 <= rep["repeated_4grams"] <= 1 and rep["loops"] in (0, 1)
     assert main(["--rungs", "storylm-1m,storylm-7m", "--out", str(tmp_path)]) == 2  # a rung that is not there
+
+
+def test_repeated_share_counts_the_ngrams_seen_before_in_the_same_text():
+    from bench.ladder import repeated_share
+
+    assert repeated_share("a b c d e f".split()) == (0, 3)
+    assert repeated_share("a b c d a b c d".split()) == (1, 5)  # abcd again; bcda, cdab, dabc are new
+    assert repeated_share("x y x y x y x y".split(), 2) == (5, 7)  # xy, yx, then each again
+    assert repeated_share("a b c".split()) == (0, 0)
 
 
 def test_ladder_drafters_include_a_rungs_distilled_sibling(tmp_path, tiny_store):

@@ -34,6 +34,7 @@ import mlx.optimizers as optim
 import numpy as np
 from mlx.utils import tree_flatten
 
+from .._platform import cpu_name
 from ..errors import InterruptedRun, SpecDecError
 from .checkpoints import (
     CHECKPOINT_META,
@@ -188,15 +189,8 @@ def compiled_step(module, optimizer, loss, grad_clip: float):
 
 
 def machine() -> str:
-    cpu = platform.processor() or ""
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    return f"{platform.platform()}; {cpu or platform.machine()}; {os.cpu_count()} cores; mlx {mx.__version__} ({mx.default_device()})"
+    return (f"{platform.platform()}; {cpu_name()}; {os.cpu_count()} cores; "
+            f"mlx {mx.__version__} ({mx.default_device()})")
 
 
 def fmt_time(s: float) -> str:
