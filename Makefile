@@ -32,13 +32,14 @@ DEMO_PROMPT ?= Once upon a time, there was a little girl named Lily.
 
 # The default pair first at the default k=auto (the distilled 1M drafting for the 5M, the fastest ladder pair in
 # bench.ladder's results),
-# then the 5M's MTP head, the 1M drafting for the 30M, and a hybrid target.
+# then the 5M's MTP head, the 1M drafting for the 30M, and a hybrid target (at k=auto: on this pair a fixed k
+# loses to plain decoding, bench/results/*-rollback-storylm-5m-hybrid.md).
 demo: $(STAMP)
 	$(PY) -m mlx_specdec.doctor
 	$(PY) -m mlx_specdec.generate --prompt "$(DEMO_PROMPT)" --max-tokens 120 --compare
 	$(PY) -m mlx_specdec.generate --prompt "$(DEMO_PROMPT)" --max-tokens 120 --compare --draft-model storylm-5m-mtp -k 3
 	$(PY) -m mlx_specdec.generate --prompt "$(DEMO_PROMPT)" --max-tokens 120 --compare --model storylm-30m --draft-model storylm-1m -k 1
-	$(PY) -m mlx_specdec.generate --prompt "$(DEMO_PROMPT)" --max-tokens 120 --compare --model storylm-5m-hybrid --draft-model storylm-1m -k 3
+	$(PY) -m mlx_specdec.generate --prompt "$(DEMO_PROMPT)" --max-tokens 120 --compare --model storylm-5m-hybrid --draft-model storylm-1m
 
 # The suite runs in TEST_WORKERS processes (pytest-xdist), each test file whole in one of them: a file's
 # module fixtures load once, and the mlx.launch tests never run beside each other.
