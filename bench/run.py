@@ -74,8 +74,8 @@ def save_results(out_dir, kind: str, header: dict, body: dict, module: str, argv
     today = datetime.date.today().isoformat()
     command = f"python -m {module} " + " ".join(argv if argv is not None else sys.argv[1:])
     end_load = list(os.getloadavg()) if hasattr(os, "getloadavg") else None
-    result = {"header": {**header, "date": today, "machine": machine_name(), "cpu": cpu_name(), "commit": commit or None,
-                         "command": command, "load_average_end": end_load}, **body}
+    result = {"header": {**header, "date": today, "machine": machine_name(), "cpu": cpu_name(),
+                         "commit": commit or None, "command": command, "load_average_end": end_load}, **body}
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     stem = out / f"{today}-{machine_name()}-{kind}"

@@ -104,10 +104,10 @@ class ModelDrafter:
         return self._drafts, (None if policy.greedy else mx.concatenate(probs))
 
     def commit(self, accepted, token):
-        k = self._drafts.shape[0]
         if self._unfed is not None:  # no round has drafted yet: the token joins the deferred prefill
             self._unfed.append(int(token))
             return
+        k = self._drafts.shape[0]
         tok = mx.array([token], dtype=mx.int32)
         if k == 0:  # nothing was fed this round: the target's token joins the queue
             self.seq.commit(0, mx.concatenate([self.seq.pending, tok]))
