@@ -222,6 +222,24 @@ def test_ladder_trains_presets_with_one_shared_tokenizer(tmp_path, monkeypatch):
     assert res["steps"] == 5
 
 
+def test_an_explicit_max_steps_is_not_cut_short_by_the_presets_time_budget(monkeypatch):
+    """storylm-1m's preset budgets 12 minutes; `--max-steps 300` alone trains 300 steps wherever that takes
+    (the budget once stopped such a run at 210 steps), and the card's command says no budget."""
+    from mlx_specdec.cli import train as cli
+    from mlx_specdec.training.storylm import cfg_command, preset_overrides
+
+    seen = []
+    monkeypatch.setattr(cli, "train", lambda cfg, invocation=None: seen.append(cfg))
+    main(["--preset", "storylm-1m", "--max-steps", "300"])
+    main(["--preset", "storylm-1m", "--max-steps", "300", "--time-budget-min", "5"])
+    main(["--preset", "storylm-1m"])
+    assert [(c.max_steps, c.time_budget_min) for c in seen] == [(300, None), (300, 5.0), (None, 12.0)]
+    assert "--time-budget-min" not in cfg_command(seen[0]) and "--max-steps 300" in cfg_command(seen[0])
+    assert "--time-budget-min 5.0" in cfg_command(seen[1])
+    assert preset_overrides("storylm-1m", {"max_steps"})["lr"] == 2e-3  # the other defaults still apply
+    assert "time_budget_min" not in preset_overrides("storylm-1m", {"max_steps"})
+
+
 @pytest.mark.parametrize(
     "change, message",
     [

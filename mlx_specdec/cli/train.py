@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import sys
 
-from ..training.storylm import PRESET_DEFAULTS, PROG, TrainConfig, evaluate_models, train, train_ladder
+from ..training.storylm import (PRESET_DEFAULTS, PROG, TrainConfig, evaluate_models, preset_overrides, train,
+                                train_ladder)
 from .common import Parser, add_config_flags, given_flags, run_main
 
 
@@ -47,6 +48,6 @@ def _main(args, invocation: str) -> int:
                      invocation)
     else:
         name = given.get("preset", TrainConfig.preset)
-        over = {k: v for k, v in PRESET_DEFAULTS.get(name, {}).items() if k not in given}
+        over = preset_overrides(name, given)
         train(TrainConfig(**{**over, **given}), invocation=invocation)
     return 0

@@ -147,6 +147,8 @@ def cfg_command(cfg, prog: str, defaults: dict, always: tuple[str, ...] = ()) ->
         v = getattr(cfg, f.name)
         if f.name in RunConfig.LOCAL[2:] or (v == defaults.get(f.name) and f.name not in always):
             continue
+        if v is None:  # not set, where the CLI would fill in a default (a preset's time budget beside --max-steps)
+            continue
         flag = f"--{f.name.replace('_', '-')}"
         if isinstance(v, bool):  # a switch: present or absent
             if v:

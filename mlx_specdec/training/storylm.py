@@ -57,6 +57,16 @@ PRESET_DEFAULTS = {
 }
 
 
+def preset_overrides(name: str, given) -> dict:
+    """The preset's defaults for the flags not in `given`. A preset's time budget is a default length of
+    run, so an explicit --max-steps replaces it rather than being cut short by it (a 300-step run once
+    stopped at 210 on a slower machine); --max-steps with --time-budget-min keeps both limits."""
+    over = {k: v for k, v in PRESET_DEFAULTS.get(name, {}).items() if k not in given}
+    if "max_steps" in given:
+        over.pop("time_budget_min", None)
+    return over
+
+
 def preset_context(name: str) -> int | None:
     """The context length of a StoryLM or hybrid preset; None for an unknown name."""
     if name in HYBRID_PRESETS:
@@ -440,7 +450,7 @@ def train_ladder(cfg: TrainConfig, presets: list[str], out_root: str, explicit: 
     shared = Path(cfg.run_dir or "runs/ladder")
     configs = []
     for name in presets:  # every preset's flags and outputs are checked before the first one trains
-        over = {k: v for k, v in PRESET_DEFAULTS.get(name, {}).items() if k not in explicit}
+        over = preset_overrides(name, explicit)
         run_dir = Path("runs") / name
         c = TrainConfig(**{**asdict(cfg), **over, "preset": name, "tokenizer": None,
                            "run_dir": str(run_dir), "data_cache": str(shared),
