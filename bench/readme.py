@@ -29,7 +29,8 @@ from .report import fixed_k, replace_block, spread
 
 ROOT = Path(__file__).resolve().parents[1]
 HEAD = "storylm-5m-mtp"
-SHIPPED = ("storylm-1m", "storylm-5m", "storylm-30m", "storylm-1m-distilled", "storylm-5m-hybrid", HEAD)
+SHIPPED = ("storylm-1m", "storylm-5m", "storylm-30m", "storylm-1m-distilled", "storylm-5m-hybrid",
+           "storylm-1m-distilled-hybrid", HEAD)
 
 
 def _rel(path: Path, root: Path) -> str:
@@ -67,8 +68,10 @@ def ladder_file(root: Path = ROOT) -> Path | None:
     return found[-1] if found else None
 
 
-def adaptive_file(root: Path = ROOT) -> Path | None:
-    found = sorted((root / "bench" / "results").glob("*-adaptive-storylm-5m.json"))
+def adaptive_file(root: Path = ROOT, target: str = "storylm-5m") -> Path | None:
+    """The newest `bench.adaptive` results for `target` (the 5M: the README's adaptive table; the hybrid:
+    the drafters for a recurrent target)."""
+    found = sorted((root / "bench" / "results").glob(f"*-adaptive-{target}.json"))
     return found[-1] if found else None
 
 
@@ -323,11 +326,12 @@ def render(readme_text: str, root: Path = ROOT) -> str:
         from .ladder import readme_block as ladder_block
 
         blocks["ladder"] = ladder_block(json.loads(ladder.read_text()), _rel(ladder, root))
-    adaptive = adaptive_file(root)
-    if adaptive is not None:
-        from .adaptive import readme_block as adaptive_block
+    from .adaptive import readme_block as adaptive_block
 
-        blocks["adaptive"] = adaptive_block(json.loads(adaptive.read_text()), _rel(adaptive, root))
+    for block, target in (("adaptive", "storylm-5m"), ("adaptive-hybrid", "storylm-5m-hybrid")):
+        adaptive = adaptive_file(root, target)
+        if adaptive is not None:
+            blocks[block] = adaptive_block(json.loads(adaptive.read_text()), _rel(adaptive, root))
     sharded = sharded_file(root)
     if sharded is not None:
         from .sharded import readme_block as sharded_block
