@@ -24,6 +24,8 @@ from .models.folders import first_line, read_json
 REPO_MODELS = Path(__file__).resolve().parents[1] / "models"
 DEFAULT_TARGET = "storylm-5m"
 DEFAULT_DRAFTER = "storylm-1m-distilled"  # the 1M trained on the 5M's own text: its fastest model drafter
+# The real targets (`make real-models`: GGUF checkpoints from the package registry, converted, git-ignored)
+REAL_DIR = Path("models") / "real"
 
 
 def resolve_model_path(name: str) -> Path | None:
@@ -31,7 +33,7 @@ def resolve_model_path(name: str) -> Path | None:
     path = Path(name).expanduser()
     if path.exists():
         return path
-    for base in (Path("models"), REPO_MODELS):
+    for base in (Path("models"), REPO_MODELS, REAL_DIR, REPO_MODELS / "real"):
         if (base / name).is_dir():
             return base / name
     return None
@@ -188,8 +190,12 @@ def load(path_or_repo: str | os.PathLike, sharding: str | None = None):
     if local is not None:
         return _load_folder(local)
     if not _looks_like_repo_id(name):
+        from .from_gguf.packages import REAL_MODELS as REAL_NAMES
+
         where = ("; the shipped StoryLM models live in the models/ folder of a source checkout: pass --model <folder>"
                  if name in (DEFAULT_TARGET, DEFAULT_DRAFTER) else "")
+        if name in REAL_NAMES:
+            where = f"; it is a real target: make real-models (or mlx-specdec convert {name}) installs and converts it"
         raise ModelLoadError(f"model path {name!r} does not exist (and is not a hub repo id like 'owner/name'){where}")
     return _from_hub(name)
 
