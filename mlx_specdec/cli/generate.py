@@ -6,6 +6,11 @@
 
 The drafter is a model sharing the target's tokenizer, an MTP head folder
 (it drafts from the target's own trunk) or `prompt-lookup`.
+
+Through a chat template the response alone is printed, as mlx_lm.generate
+prints it; a raw prompt (no template, --ignore-chat-template) is printed
+before its continuation. The end-of-sequence token ends the run and is
+counted, but its text (e.g. <|im_end|>) is never printed nor in the JSON text.
 """
 
 from __future__ import annotations
@@ -112,16 +117,25 @@ def _token_id(tokenizer, token: str) -> int:
     return int(tid)
 
 
-def _prompt_ids(args, tokenizer) -> tuple[list[int], bool]:
-    """The prompt's ids, through the chat template when the tokenizer has one (as
-    mlx_lm.generate does), and whether the template was applied."""
-    import json
-
+def _prompt_text(args) -> str:
+    """The prompt as the user gave it: --prompt with its \\n and \\t escapes read
+    (as mlx_lm.generate does), or all of stdin for '-'."""
     text = args.prompt.replace("\\n", "\n").replace("\\t", "\t")
     if text == "-":
         text = sys.stdin.read()
     if not text:
         raise SpecDecError("--prompt is empty" + (" (stdin gave no text)" if args.prompt == "-" else ""))
+    return text
+
+
+def _prompt_ids(args, tokenizer, text: str | None = None) -> tuple[list[int], bool]:
+    """The prompt's ids, through the chat template when the tokenizer has one (as
+    mlx_lm.generate does), and whether the template was applied. `text` is the
+    prompt already read by `_prompt_text` (read here when not given)."""
+    import json
+
+    if text is None:
+        text = _prompt_text(args)
     template_kwargs = {}
     if args.chat_template_config is not None:
         try:
@@ -259,8 +273,15 @@ def _run(args) -> int:
     speculating = draft_name is not None
     from ..api import eos_ids
 
-    prompt, templated = _prompt_ids(args, tokenizer)
+    text = _prompt_text(args)
+    prompt, templated = _prompt_ids(args, tokenizer, text)
     eos_id = eos_ids(tokenizer) | {_token_id(tokenizer, t) for t in args.extra_eos_token}
+    rank_zero = ranks is None or ranks.is_root
+    if args.compare and not speculating and rank_zero:
+        # Plain decoding is the baseline itself: say so once instead of a speedup of 1.00x or silence.
+        why = "with --no-draft" if args.no_draft else "without a --draft-model"
+        print(f"note: --compare compares nothing {why}: this run is plain decoding, the baseline itself",
+              file=sys.stderr)
     sampling = dict(temperature=policy.temperature, top_k=policy.top_k, top_p=policy.top_p, min_p=policy.min_p,
                     seed=args.seed)
 
@@ -281,28 +302,38 @@ def _run(args) -> int:
         list(speculative_stream(target, drafter, prompt, warm, k=k, strategy=strategy, draft_on=args.draft_on))
 
     show = not args.json and args.verbose
-    view = TokenStream(tokenizer, prompt=prompt, legend=LEGEND if speculating else None) if show else None
+    # What a user reads: a raw prompt's continuation shows the prompt before it (dim in a terminal); a chat
+    # model's reply shows the response only, as mlx_lm.generate does, never the templated prompt. The
+    # end-of-sequence token is generated and counted (ids, stats) but its text (<|im_end|>) is never shown.
+    shown_prompt = () if templated else prompt
+    view = TokenStream(tokenizer, prompt=shown_prompt, legend=LEGEND if speculating else None) if show else None
+
+    def show_round(ids, kinds):
+        visible = [(t, kind) for t, kind in zip(ids, kinds) if t not in eos_id]
+        if visible:
+            view.write([t for t, _ in visible], [kind for _, kind in visible])
 
     stats = SpecStats()
     if speculating:
-        emissions, seconds, interrupted = _timed(run_spec(stats), (lambda e: view.write(e.ids, e.kinds)) if show else None)
+        emissions, seconds, interrupted = _timed(run_spec(stats), (lambda e: show_round(e.ids, e.kinds)) if show else None)
         new_ids = [t for e in emissions for t in e.ids]
     else:
-        new_ids, seconds, interrupted = _timed(run_plain(), (lambda t: view.write([t])) if show else None)
+        new_ids, seconds, interrupted = _timed(run_plain(), (lambda t: show_round([t], ["target"])) if show else None)
         stats.generated = stats.target_passes = len(new_ids)
     if show:
         view.finish()
+    text_ids = new_ids[:-1] if new_ids and new_ids[-1] in eos_id else new_ids  # the engine stops on its eos
 
     record = {
         "model": target_name,
         "draft_model": draft_name,
         "k": k if speculating else None,
         "temperature": policy.temperature,
-        "prompt": args.prompt,
+        "prompt": text,  # what the user gave (stdin's text for '-'), not the templated prompt
         "prompt_tokens": len(prompt),
         "chat_template": templated,
         "ids": new_ids,
-        "text": tokenizer.decode(new_ids),
+        "text": tokenizer.decode(text_ids),  # without the end-of-sequence token's text; `ids` keep it
         "stats": stats.as_dict(),
         "seconds": seconds,
         "tokens_per_s": len(new_ids) / seconds if seconds > 0 else 0.0,
