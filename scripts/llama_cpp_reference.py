@@ -228,7 +228,8 @@ def main(argv=None) -> int:
                  "scripts/llama_cpp_reference.py. Per text: ids (the whole text), positions (indices into ids), and "
                  "at each recorded position the top_k ids of llama.cpp's logits, those logits and the row's "
                  "log-sum-exp (logit - lse = llama.cpp's log-probability).",
-        "command": "/tmp/llamacpp/venv/bin/python scripts/llama_cpp_reference.py --out tests/data/llama_cpp_reference.json",
+        "command": "/tmp/llamacpp/venv/bin/python scripts/llama_cpp_reference.py "
+                   "--out tests/data/llama_cpp_reference.json",
         "llama_cpp_python": llama_cpp.__version__,
         "system_info": llama_cpp.llama_print_system_info().decode().strip(),
         "top_k": TOP_K,
