@@ -14,6 +14,7 @@ Each figure comes from a committed file, named next to it in the README:
   loss table of ``models/storylm-5m-hybrid/README.md`` (``python -m mlx_specdec.train --evaluate``).
 * ``rollback-table``: the newest ``bench/results/*-rollback-*.json`` (``python -m bench.rollback``), when one is committed.
 * ``sharded-table``: the newest ``bench/results/*-sharded-*.json`` (``python -m bench.sharded``), when one is committed.
+* ``real-targets``: the newest ``bench/results/*-real-<target>.json`` of each real target (``python -m bench.real``).
 
 tests/test_readme.py checks that the committed README and card equal what this renders.
 """
@@ -43,7 +44,7 @@ def _link(path: Path, root: Path) -> str:
 
 
 # Focused bench modules name their files <date>-<machine>-<kind>[-...].json.
-FOCUSED = ("rollback", "adaptive", "ladder", "sharded")
+FOCUSED = ("rollback", "adaptive", "ladder", "sharded", "real")
 
 
 def _focused(name: str) -> bool:
@@ -78,6 +79,18 @@ def adaptive_file(root: Path = ROOT, target: str = "storylm-5m") -> Path | None:
 def sharded_file(root: Path = ROOT) -> Path | None:
     found = sorted((root / "bench" / "results").glob("*-sharded-*.json"))
     return found[-1] if found else None
+
+
+def real_files(root: Path = ROOT) -> list[Path]:
+    """The newest `bench.real` results of each target (names end in -real-<target>.json), the real
+    targets in bench.real's order first."""
+    from .real import TARGETS
+
+    newest = {}
+    for path in sorted((root / "bench" / "results").glob("*-real-*.json")):
+        newest[path.stem.split("-real-", 1)[1]] = path
+    order = sorted(newest, key=lambda t: (TARGETS.index(t) if t in TARGETS else len(TARGETS), t))
+    return [newest[t] for t in order]
 
 
 def card_table(text: str, heading: str) -> list[list[str]]:
@@ -337,6 +350,11 @@ def render(readme_text: str, root: Path = ROOT) -> str:
         from .sharded import readme_block as sharded_block
 
         blocks["sharded-table"] = sharded_block(json.loads(sharded.read_text()), _rel(sharded, root))
+    real = real_files(root)
+    if real:
+        from .real import readme_block as real_block
+
+        blocks["real-targets"] = real_block([(json.loads(p.read_text()), _rel(p, root)) for p in real])
     for name, body in blocks.items():
         readme_text = replace_block(readme_text, name, body)
     return readme_text
