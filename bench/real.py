@@ -53,7 +53,11 @@ ROOT = Path(__file__).resolve().parents[1]
 PEER = Path(__file__).with_name("llama_cpp_peer.py")
 TARGETS = ("smollm2-135m-instruct", "gemma-3-270m")  # the README's order
 SETS = ("copy", "free")
-SET_TITLES = {"copy": "copy-heavy chat", "free": "free-form chat"}
+SET_TITLES = {"copy": "copy-heavy", "free": "free-form"}
+
+
+def _title(name: str, header: dict) -> str:
+    return SET_TITLES[name] + (" chat" if header.get("style") == "chat" else " text (plain-text prompts, a base model)")
 NUM_PRED_TOKENS = 10  # llama-cpp-python's LlamaPromptLookupDecoding default
 
 # ---------------------------------------------------------------- the prompts
@@ -283,7 +287,8 @@ def set_table(entry: dict) -> list[str]:
 
 def _summary(h: dict) -> str:
     s = h["settings"]
-    return (f"{h['target']} ({h['style']} prompts), {h['date']}, {where(h)}, git {h['commit']}: "
+    style = "chat" if h["style"] == "chat" else "plain-text"
+    return (f"{h['target']} ({style} prompts), {h['date']}, {where(h)}, git {h['commit']}: "
             f"{_n(s['prompts'], 'prompt')} a set x at most {s['max_tokens']} new tokens (stopping at eos), "
             f"{_n(s['repeats'], 'timed pass', 'timed passes')}, greedy; load average {_load(h)}")
 
@@ -319,7 +324,7 @@ def render(result: dict) -> str:
              "the same pass (paired), median [quartiles, or min-max under 4 samples]; llama.cpp's rows over its "
              "own plain decoding, paired the same way.", ""]
     for name, entry in result["sets"].items():
-        lines += [f"## {SET_TITLES[name]} ({_identical(entry)})", "", *set_table(entry), ""]
+        lines += [f"## {_title(name, h)} ({_identical(entry)})", "", *set_table(entry), ""]
         peer = entry.get("llama_cpp")
         if peer:
             abs_ = ", ".join(f"{r['name']} {r['tokens_per_s']['median']:.1f} tokens/s" for r in peer["rows"])
@@ -345,7 +350,7 @@ def readme_block(results: list[tuple[dict, str]]) -> str:
                 "x plain: paired per prompt against our plain decoding in the same pass, median [quartiles, or "
                 "min-max under 4 samples]; llama.cpp's lookup against llama.cpp's own plain decoding.", ""]
         for name, entry in result["sets"].items():
-            out += [f"{SET_TITLES[name].capitalize()}, {_identical(entry)}"
+            out += [f"{_title(name, h).capitalize()}, {_identical(entry)}"
                     + (f"; {_peer_note(entry['llama_cpp'], len(entry['prompts']))}" if entry.get("llama_cpp") else "")
                     + ":", "", *set_table(entry), ""]
     return "\n".join(out).rstrip()
