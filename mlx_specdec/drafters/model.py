@@ -6,7 +6,7 @@ import mlx.core as mx
 
 from ..models.mtp_head import as_ids
 from ..state import make_sequence, model_vocab_size
-from .protocol import EMPTY, Drafter
+from .protocol import EMPTY, DeclaredDrafter, Drafter, is_drafter
 
 
 class ModelDrafter(Drafter):
@@ -89,3 +89,14 @@ class ModelDrafter(Drafter):
             # Full acceptance: the drafter never fed its own last draft, so d_k and the
             # bonus are both pending; the next proposal feeds them as one block.
             self.seq.commit(self._n_pending + k - 1, mx.concatenate([self._drafts[-1:], tok]))
+
+
+def as_drafter(drafter, strategy="cache") -> Drafter:
+    """A Drafter as it is; a duck-typed one behind DeclaredDrafter; a bare model wrapped as a ModelDrafter."""
+    if isinstance(drafter, Drafter):
+        return drafter
+    if is_drafter(drafter):
+        return DeclaredDrafter(drafter)
+    if callable(drafter):
+        return ModelDrafter(drafter, strategy)
+    raise TypeError(f"drafter must be a model or a Drafter object, got {type(drafter).__name__}")

@@ -113,16 +113,3 @@ class DeclaredDrafter(Drafter):
 def is_drafter(obj) -> bool:
     """A Drafter, or an object that speaks the protocol's three calls."""
     return isinstance(obj, Drafter) or all(callable(getattr(obj, m, None)) for m in ("prefill", "propose", "commit"))
-
-
-def as_drafter(drafter, strategy="cache") -> Drafter:
-    """A Drafter as it is; a duck-typed one behind DeclaredDrafter; a bare model wrapped as a ModelDrafter."""
-    if isinstance(drafter, Drafter):
-        return drafter
-    if is_drafter(drafter):
-        return DeclaredDrafter(drafter)
-    if callable(drafter):
-        from .model import ModelDrafter
-
-        return ModelDrafter(drafter, strategy)
-    raise TypeError(f"drafter must be a model or a Drafter object, got {type(drafter).__name__}")
