@@ -90,6 +90,10 @@ def speculative_stream(
         )
     target_seq = make_sequence(target, strategy)
     if drafter is not None:
+        if drafter.feature_layers:  # a feature drafter: its layers' outputs come from every pass, prefill too
+            if drafter.reads_hidden:
+                raise SpecDecError("a drafter reads either the final hidden rows or chosen layers' features, not both")
+            target_seq.capture_features(drafter.feature_layers)
         drafter.bind(target, target_seq)
     instruments = Instruments(profile, on_commit, shown)
     run = Run(target_seq, drafter, policy, schedule_for(k, target, drafter, sampled=not policy.greedy,

@@ -63,9 +63,13 @@ class PlainSteps:
         self.run = run
         self.enabled = not sharded and drafter.pipelines_plain_steps
         self.look_ahead = self.enabled and drafter.knows_when_idle
-        # A trunk drafter commits from the hidden rows of the step that made the token, which the step
-        # queued after it replaces in target_seq.hidden: each step keeps its own.
-        self.hand_rows = self.enabled and drafter.reads_hidden
+        # A trunk or feature drafter commits from the rows of the step that made the token, which the step
+        # queued after it replaces in target_seq.hidden (.features): each step keeps its own.
+        self.rows = ("features" if drafter.feature_layers else "hidden" if drafter.reads_hidden else None) \
+            if self.enabled else None
+
+    def _rows(self):
+        return None if self.rows is None else getattr(self.run.target_seq, self.rows)
 
     def take(self, k_round: int) -> bool:
         """Whether the round about to start runs as plain steps."""
@@ -76,7 +80,7 @@ class PlainSteps:
         run, drafter = self.run, self.run.drafter
         pipeline = run.instruments.quiet
         run.instruments.mark("host")
-        token, rows = run.queue_step(), run.target_seq.hidden
+        token, rows = run.queue_step(), self._rows()
         leave_with = None  # the k of the round that follows the step in flight, once the drafter has drafts
         while True:
             queued, queued_rows, k_next = None, None, None
@@ -87,11 +91,11 @@ class PlainSteps:
                     k_next = run.capped(run.schedule.choose(), run.max_new_tokens - run.produced - 1)
                     if k_next == 0 or self.look_ahead:
                         # the host reads this step's token while the next one computes
-                        queued, queued_rows = run.queue_step(), run.target_seq.hidden
+                        queued, queued_rows = run.queue_step(), self._rows()
             tid = token.item()
             run.instruments.mark("verify")
             drafter.propose(0, run.policy, None)
-            drafter.commit(0, tid, rows=rows if self.hand_rows else None)
+            drafter.commit(0, tid, rows=rows)
             run.instruments.committed(run.target_seq, drafter)
             run.stats.count_round(0, 0, 1)
             run.produced += 1

@@ -7,8 +7,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import mlx.core as mx
+import numpy as np
 import pytest
 
+from mlx_specdec import speculative_generate
 from mlx_specdec.generate import speculative_stream
 from mlx_specdec.adaptive import AdaptiveK, FixedK, HeuristicK, schedule_for
 from mlx_specdec.drafters import (DeclaredDrafter, Drafter, ModelDrafter, MTPDrafter, NativeMTPDrafter,
@@ -165,3 +167,48 @@ def test_no_library_module_is_over_600_lines():
     long = {str(p.relative_to(ROOT)): n for p in (ROOT / "mlx_specdec").rglob("*.py")
             if not p.parent.name == "data" and (n := len(p.read_text().splitlines())) > 600}
     assert not long  # the story generator's plot data (mlx_specdec/data/) are data, not library code
+
+
+# ---------------------------------------------------------------- features from the verification pass
+
+
+class FeatureSpy(PromptLookupDrafter):
+    """Prompt lookup that declares two feature layers and records, at each commit, the feature row whose next
+    token it was handed: what a feature drafter would condition its next drafts on."""
+
+    feature_layers = (0, -1)
+
+    def bind(self, target, target_seq):
+        super().bind(target, target_seq)
+        self.seq, self.seen = target_seq, []
+
+    def prefill(self, prompt_ids):
+        super().prefill(prompt_ids)
+        self.prompt_rows = self.seq.features  # rows for the prompt but its last token
+
+    def commit(self, accepted, token, rows=None):
+        super().commit(accepted, token, rows)
+        rows = self.seq.features if rows is None else rows
+        self.seen.append((len(self.tokens) - 2, np.array(rows[accepted])))  # the row at the position before token
+
+
+@pytest.mark.parametrize("strategy, k", [("cache", 3), ("auto", "auto"), ("recompute", 2)])
+def test_a_feature_drafter_sees_the_targets_own_layer_outputs_at_every_commit(strategy, k):
+    from mlx_lm.models import llama
+
+    from mlx_specdec.features import capture, features
+
+    mx.random.seed(4)
+    target = llama.Model(llama.ModelArgs(model_type="llama", hidden_size=32, num_hidden_layers=3,
+                                         intermediate_size=64, num_attention_heads=4, num_key_value_heads=2,
+                                         rms_norm_eps=1e-5, vocab_size=64))
+    prompt = [3, 9, 4, 3, 9, 4, 3, 9, 4, 3, 9]  # repeats: lookup drafts, and plain steps come between
+    spy = FeatureSpy()
+    out, stats = speculative_generate(target, spy, prompt, 30, k=k, strategy=strategy)
+    with capture() as sink:
+        target(mx.array(prompt + out)[None])
+    want = np.array(features(sink, (0, 2)))
+    assert np.allclose(np.array(spy.prompt_rows), want[: len(prompt) - 1], atol=1e-4)
+    for position, row in spy.seen:
+        assert np.allclose(row, want[position], atol=1e-4), position
+    assert len(spy.seen) == stats.target_passes and stats.drafted > 0

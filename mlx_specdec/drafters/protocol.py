@@ -26,6 +26,7 @@ What a drafter declares, as class attributes the loop reads (never probes):
 | ``pipelines_plain_steps`` | its commit reads nothing of the target's passes but ``rows``: rounds without drafts may run as the plain loop's pipelined steps |
 | ``knows_when_idle`` | ``would_propose()`` says whether a proposal now would hold a draft (prompt lookup): a run of plain steps looks ahead while it would not |
 | ``reads_hidden`` | it reads the target's final hidden rows of every verification pass (``bind`` turns the capture on); the loop hands ``rows`` to its commit |
+| ``feature_layers`` | the target layers whose outputs it reads (a feature drafter, EAGLE-3 style): before ``bind`` the loop asks the target's sequence to capture them in every pass (``target_seq.features``, (T, L * D), the prefill's too); rows of a pipelined plain step reach its commit as ``rows`` |
 | ``proposes_exactly_k`` | it always proposes k drafts when asked for k (a model drafter); under a sharded target it may then draft on rank 0 alone |
 | ``keeps_cache`` | it holds a cache of its own, rolled back in ``commit`` |
 
@@ -48,6 +49,7 @@ class Drafter:
     pipelines_plain_steps = False
     knows_when_idle = False
     reads_hidden = False
+    feature_layers: tuple[int, ...] = ()
     proposes_exactly_k = False
     keeps_cache = False
     vocab_size: int | None = None
@@ -80,6 +82,7 @@ class DeclaredDrafter(Drafter):
         self.inner = inner
         for name in ("pipelines_plain_steps", "reads_hidden", "proposes_exactly_k", "keeps_cache"):
             setattr(self, name, bool(getattr(inner, name, False)))
+        self.feature_layers = tuple(getattr(inner, "feature_layers", ()))
         self.knows_when_idle = callable(getattr(inner, "would_propose", None))
         self.vocab_size = getattr(inner, "vocab_size", None)
         self._bind = getattr(inner, "bind", None)
