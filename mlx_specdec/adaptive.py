@@ -326,6 +326,7 @@ def for_pair(target, drafter, sampled: bool = False, **options) -> AdaptiveK:
 def _drafter_key(drafter) -> tuple:
     """What identifies a drafter's costs: its class, and the model or head it runs (the same
     object from one generation to the next), or its settings for a model-free drafter."""
+    drafter = getattr(drafter, "inner", drafter)  # a duck-typed drafter behind DeclaredDrafter
     inner = getattr(drafter, "model", None)
     if inner is None:  # (not `or`: an mlx Module is a dict, and falsy when it holds nothing)
         inner = getattr(drafter, "head", None)
@@ -354,3 +355,32 @@ class HeuristicK:
         if drafted == 0:  # a round without drafts (e.g. prompt lookup without a match) moves nothing
             return
         self.k = min(self.k_max, self.k + 2) if accepted == drafted else max(1, self.k - 1)
+
+
+@dataclass
+class FixedK:
+    """A fixed k: the same every round; it learns nothing and reads no clock."""
+
+    k: int
+    learns = False
+
+    def choose(self) -> int:
+        return self.k
+
+    def update(self, drafted: int, accepted: int, seconds: float) -> None:
+        pass
+
+
+AdaptiveK.learns = True  # it times rounds: the loop pays a drafter's catch-up before starting a round's clock
+HeuristicK.learns = True
+
+
+def schedule_for(k, target, drafter, *, sampled: bool, quiet: bool):
+    """The choice of k behind one interface (`choose()`, `update(drafted, accepted, seconds)`, `learns`):
+    FixedK for an integer, AdaptiveK for "auto" (warm-started per pair, except in an instrumented run,
+    whose rounds are slower: it neither learns from nor teaches the next one), HeuristicK for "heuristic"."""
+    if k == "auto":
+        return for_pair(target, drafter, sampled=sampled) if quiet else AdaptiveK()
+    if k == "heuristic":
+        return HeuristicK()
+    return FixedK(k)

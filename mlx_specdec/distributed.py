@@ -138,11 +138,11 @@ def resolve_draft_on(draft_on: str | None, drafter) -> str:
     """Where the drafter of a sharded target runs: "root" for a model drafter (the
     default; other ranks may pass None), "every" for anything else (an MTP head or
     prompt lookup: cheap, and only each rank knows how many drafts it proposes)."""
-    from .drafters import Drafter, ModelDrafter
-
     if draft_on is not None and draft_on not in DRAFT_ON:
         raise SpecDecError(f"draft_on must be one of {', '.join(DRAFT_ON)} or None, got {draft_on!r}")
-    model_drafter = drafter is None or isinstance(drafter, ModelDrafter) or not isinstance(drafter, Drafter)
+    # None (other ranks pass no drafter) or a bare model is a model drafter; a Drafter declares itself.
+    speaks_protocol = drafter is not None and callable(getattr(drafter, "propose", None))
+    model_drafter = not speaks_protocol or bool(getattr(drafter, "proposes_exactly_k", False))
     if draft_on is None:
         return "root" if model_drafter else "every"
     if draft_on == "root" and not model_drafter:

@@ -1,7 +1,7 @@
 """Multi-token prediction, from one import. Each piece lives with its kind:
 
     models/mtp_head.py    hidden_states, MTPConfig, MTPHead, mtp_rollout, mtp_loss, mtp_propose
-    drafters.py           MTPDrafter: self-speculation on the target's own trunk, no extra trunk pass;
+    drafters/mtp.py       MTPDrafter: self-speculation on the target's own trunk, no extra trunk pass;
                           NativeMTPDrafter: the same with the MTP layer a checkpoint ships
     models/native_mtp.py  NativeMTPHead, load_native_head, reference_drafts: DeepSeek-V3, GLM-4.5, MiMo,
                           Qwen3-Next and Qwen3.5 MTP layers (extracted by `convert --mtp-only`)

@@ -72,7 +72,7 @@ class Recorder:
         finally:
             inner = frames.pop()
         after = fingerprint(unit)
-        own = (module, call, args, kwargs) if sliceable(args, kwargs, self.units) else OPAQUE
+        own = (module, call, args, kwargs) if sliceable(args, kwargs, self.units, self.n) else OPAQUE
         entries = [e for logged, _, _ in inner for e in logged]
         # The inner calls stand for this one only if they made every change to the
         # unit: this call's own code must not touch it before, between or after them.
@@ -94,7 +94,7 @@ class Recorder:
 
     def _split(self, unit, module, call, args, kwargs):
         states = self.states.setdefault(id(unit), [])
-        if not sliceable(args, kwargs, self.units):
+        if not sliceable(args, kwargs, self.units, self.n):
             states.append(OPAQUE)
             return call(module, *args, **kwargs)
         start, mark = snapshot(unit), len(states)
@@ -202,12 +202,23 @@ def slice_call(args, kwargs, lo: int, hi: int, n: int):
 _PLAIN = (mx.array, str, int, float, bool, type(None))
 
 
-def sliceable(args, kwargs, units: dict) -> bool:
+def ambiguous(x: mx.array, n: int) -> bool:
+    """An array `_slice` cannot cut with certainty: 4-D with both middle axes n long, so per-head activations
+    (B, n, H, D) with H == n and a mask (B, H, n, keys) with H == n look alike (rwkv7's 4 heads in a 4-token
+    pass were cut along the heads)."""
+    return x.ndim == 4 and x.shape[1] == n and x.shape[2] == n and n > 1
+
+
+def sliceable(args, kwargs, units: dict, n: int | None = None) -> bool:
     """Can this call be cut by position? Only if every argument is an array, a
     plain value, a cache, or a list/tuple of those: an opaque object (kimi_k3's
-    block residuals) may carry per-position data we cannot see to slice."""
+    block residuals) may carry per-position data we cannot see to slice; nor
+    when an array's position axis is ambiguous (then the enclosing call, or a
+    re-feed, rebuilds the state instead)."""
 
     def ok(v):
+        if isinstance(v, mx.array):
+            return n is None or not ambiguous(v, n)
         if isinstance(v, _PLAIN) or id(v) in units or isinstance(v, mlc._BaseCache):
             return True
         if isinstance(v, (list, tuple)):
@@ -252,6 +263,16 @@ def _instrumented_class(cls: type) -> type:
         _INSTRUMENTED[cls] = sub
         _INSTRUMENTED[sub] = sub
     return sub
+
+
+def is_instrumented(cls: type) -> bool:
+    """Whether instances of `cls` already consult the active recorder (it is, or derives from, an instrumented class)."""
+    return _INSTRUMENTED.get(cls) is cls
+
+
+def mark_instrumented(cls: type) -> None:
+    """`cls` derives from an instrumented class (e.g. a feature tap over one): instrument() leaves it as it is."""
+    _INSTRUMENTED[cls] = cls
 
 
 def instrument(model) -> None:

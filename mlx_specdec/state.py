@@ -59,25 +59,45 @@ class _SequenceBase:
     """
 
     capture_hidden = False
+    capture_layers: tuple[int, ...] = ()  # set by capture_features
 
     def __init__(self, model):
         self.model = model
         self.hidden = None
+        self.features = None  # (T, L * D): the chosen layers' outputs for the rows of the last pass
         self.committed = 0
         self.pending = mx.array([], dtype=mx.int32)
 
-    def _prefill_call(self, chunk: mx.array, cache) -> mx.array | None:
-        """One prefill call over `chunk`; with ``capture_hidden`` its trunk rows (a trunk drafter can then
-        draft in the first round), else None."""
-        if self.capture_hidden:
-            return self.model.model(chunk[None], cache=cache)[0]
-        self.model(chunk[None], cache=cache)
-        return None
+    def capture_features(self, layers) -> tuple[int, ...]:
+        """From the next pass on, keep the outputs of decoder layers `layers` in ``features`` (T, L * D), rows
+        as the logits' (the prefill's too: rows for the prompt but its last token), computed in the same pass."""
+        from .features import tap
+
+        self.capture_layers = tap(self.model, layers)
+        return self.capture_layers
+
+    def _call(self, inputs: mx.array, cache, trunk: bool):
+        """(out, features or None): the model (or its trunk, for hidden rows) over `inputs`, one pass."""
+        fn = self.model.model if trunk else self.model
+        if not self.capture_layers:
+            return fn(inputs[None], cache=cache)[0], None
+        from .features import capture, features
+
+        with capture() as sink:
+            out = fn(inputs[None], cache=cache)[0]
+        return out, features(sink, self.capture_layers)
+
+    def _prefill_call(self, chunk: mx.array, cache) -> tuple[mx.array | None, mx.array | None]:
+        """One prefill call over `chunk`: (its trunk rows with ``capture_hidden``, else None; its features with
+        ``capture_layers``, else None), so a drafter reading them can draft in the first round."""
+        out, feats = self._call(chunk, cache, trunk=self.capture_hidden)
+        return (out if self.capture_hidden else None), feats
 
     def _logits(self, inputs: mx.array, cache) -> mx.array:
+        out, self.features = self._call(inputs, cache, trunk=self.capture_hidden)
         if not self.capture_hidden:
-            return self.model(inputs[None], cache=cache)[0]
-        self.hidden = self.model.model(inputs[None], cache=cache)[0]
+            return out
+        self.hidden = out
         return output_projection(self.model)(self.hidden)
 
     def forward(self, inputs: mx.array) -> mx.array:
@@ -174,20 +194,22 @@ class CacheSequence(_SequenceBase):
         ids = _ids(prompt_ids)
         # Everything but the last prompt token goes into the cache now; the last one
         # stays pending so the first verification pass produces the row for draft 1.
-        rows = []
+        rows, feats = [], []
         caches.set_prefilling(self.cache, True)
         for start in range(0, ids.shape[0] - 1, PREFILL_CHUNK):
             chunk = ids[start : min(start + PREFILL_CHUNK, ids.shape[0] - 1)]
-            row = self._prefill_call(chunk, self.cache)
+            row, feat = self._prefill_call(chunk, self.cache)
             rows += [] if row is None else [row]
+            feats += [] if feat is None else [feat]
             if self.kv_bits is not None and start + chunk.shape[0] >= self.quantized_kv_start:
                 self._quantize_kv()  # as mlx-lm, after the prefill call that reaches the start
-            mx.eval(caches.cache_arrays(self.cache), rows)
+            mx.eval(caches.cache_arrays(self.cache), rows, feats)
         if self.kv_bits is not None and not self._quantized():
             self._quantize_at = max(self.quantized_kv_start, ids.shape[0])
         caches.set_prefilling(self.cache, False)
         caches.settle(self.cache)
         self.hidden = mx.concatenate(rows) if rows else None
+        self.features = mx.concatenate(feats) if feats else None
         self.committed = ids.shape[0] - 1
         self.pending = ids[-1:]
 
@@ -279,14 +301,16 @@ class RecomputeSequence(_SequenceBase):
     def prefill(self, prompt_ids) -> None:
         ids = _ids(prompt_ids)
         self.tokens, self.committed, self.pending = ids[:-1], ids.shape[0] - 1, ids[-1:]
-        if self.capture_hidden and self.committed:
-            self.hidden = self.model.model(self.tokens[None])[0]
+        if (self.capture_hidden or self.capture_layers) and self.committed:
+            self.hidden, self.features = self._prefill_call(self.tokens, None)
 
     def forward(self, inputs: mx.array) -> mx.array:
         self.tokens = mx.concatenate([self.tokens, inputs])
         logits = self._logits(self.tokens, None)[-inputs.shape[0] :]
         if self.hidden is not None:
             self.hidden = self.hidden[-inputs.shape[0] :]
+        if self.features is not None:
+            self.features = self.features[-inputs.shape[0] :]
         return logits
 
     def commit(self, n_valid: int, pending: mx.array) -> None:
@@ -364,13 +388,15 @@ class CompiledKVSequence(_SequenceBase):
         ids = _ids(prompt_ids)
         scratch = make_prompt_cache(self.model)
         head = ids[:-1] if ids.shape[0] > 1 else ids  # one token teaches the buffer shapes
-        rows = []
+        rows, feats = [], []
         for start in range(0, head.shape[0], PREFILL_CHUNK):
-            row = self._prefill_call(head[start : start + PREFILL_CHUNK], scratch)
+            row, feat = self._prefill_call(head[start : start + PREFILL_CHUNK], scratch)
             rows += [] if row is None else [row]
-            mx.eval([c.state for c in scratch], rows)
+            feats += [] if feat is None else [feat]
+            mx.eval([c.state for c in scratch], rows, feats)
         self.committed = ids.shape[0] - 1
         self.hidden = mx.concatenate(rows) if rows and self.committed else None
+        self.features = mx.concatenate(feats) if feats and self.committed else None
         if ids.shape[0] == 1:
             for c in scratch:
                 c.offset = 0
@@ -379,33 +405,42 @@ class CompiledKVSequence(_SequenceBase):
         self.pending = ids[-1:]
         self._fed = 0
 
-    def _compiled(self, hidden: bool):
+    def _compiled(self, hidden: bool, layers: tuple[int, ...]):
         """The model's compiled step, shared by every sequence of this model:
-        (tokens, offset, *buffers) -> (logits or hidden, *new buffers).
+        (tokens, offset, *buffers) -> (logits or hidden, [features,] *new buffers).
 
         Kept on the model so a new generation reuses the traces (one per block
-        length and buffer capacity) instead of tracing again.
+        length and buffer capacity) instead of tracing again. With feature
+        layers, their outputs leave the traced graph as one more output.
         """
         steps = self.model.__dict__.setdefault("_specdec_compiled_steps", {})
-        if hidden not in steps:
+        if (hidden, layers) not in steps:
+            from .features import capture, features
+
             trunk_or_model = self.model.model if hidden else self.model
             shells = [BufferKVCache(None, None) for _ in self.cache]
 
             def step(tokens, offset, *buffers):
                 for i, c in enumerate(shells):
                     c.keys, c.values, c.offset = buffers[2 * i], buffers[2 * i + 1], offset
-                out = trunk_or_model(tokens[None], cache=shells)
-                return (out[0], *[a for c in shells for a in (c.keys, c.values)])
+                if not layers:
+                    out = trunk_or_model(tokens[None], cache=shells)
+                    return (out[0], *[a for c in shells for a in (c.keys, c.values)])
+                with capture() as sink:
+                    out = trunk_or_model(tokens[None], cache=shells)
+                return (out[0], features(sink, layers), *[a for c in shells for a in (c.keys, c.values)])
 
-            steps[hidden] = mx.compile(step)
-        return steps[hidden]
+            steps[(hidden, layers)] = mx.compile(step)
+        return steps[(hidden, layers)]
 
     def forward(self, inputs: mx.array) -> mx.array:
         start = self.committed + self._fed
         if start + inputs.shape[0] > self.cache[0].keys.shape[2]:
             self._grow(start + inputs.shape[0])
         kv = [a for c in self.cache for a in (c.keys, c.values)]
-        out = self._compiled(self.capture_hidden)(inputs, mx.array(start, dtype=mx.int32), *kv)
+        out = self._compiled(self.capture_hidden, self.capture_layers)(inputs, mx.array(start, dtype=mx.int32), *kv)
+        if self.capture_layers:
+            self.features, out = out[1], (out[0], *out[2:])
         for i, c in enumerate(self.cache):
             c.keys, c.values = out[1 + 2 * i], out[2 + 2 * i]
         self._fed += inputs.shape[0]

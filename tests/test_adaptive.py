@@ -221,13 +221,13 @@ class NoDrafts:
 def _no_verdict(monkeypatch):
     import importlib
 
-    gen = importlib.import_module("mlx_specdec.generate")  # the attribute of the package is the function
+    verdicts = importlib.import_module("mlx_specdec.verdicts")  # where the loop's verdict comes from
 
     def refuse(*a, **kw):
         raise AssertionError("a round without drafts went through the verdict")
 
-    monkeypatch.setattr(gen, "greedy_verdict", refuse)
-    monkeypatch.setattr(gen, "sampled_verdict", refuse)
+    monkeypatch.setattr(verdicts, "greedy_verdict", refuse)
+    monkeypatch.setattr(verdicts, "sampled_verdict", refuse)
 
 
 @pytest.mark.parametrize("k", [4, "auto"])
@@ -495,7 +495,7 @@ def test_a_model_drafter_runs_nothing_until_a_round_drafts(plain_rounds, monkeyp
             self._round += 1
             return 0 if self._round <= plain_rounds else 2
 
-    monkeypatch.setattr(importlib.import_module("mlx_specdec.generate"), "adaptive_for_pair",
+    monkeypatch.setattr(importlib.import_module("mlx_specdec.adaptive"), "for_pair",
                         lambda *a, **kw: PlainFirst())
     target, small = TableLM(8, seed=3), TableLM(8, seed=4)
     drafter = ModelDrafter(small, "cache")

@@ -407,7 +407,7 @@ def test_a_head_from_another_tokenizer_is_refused_naming_both(setup, tmp_path):
 def test_a_prompt_longer_than_a_prefill_chunk_fills_the_mtp_cache_in_chunks(setup, monkeypatch):
     import mlx_specdec.drafters as drafters
 
-    monkeypatch.setattr(drafters, "PREFILL_CHUNK", 3)
+    monkeypatch.setattr(drafters.mtp, "PREFILL_CHUNK", 3)
     prompt = PROMPT + [11, 12, 1, 1, 2]
     on_commit, checked = cache_checker(setup, prompt)
     ids = [t for e in speculative_stream(setup.base, setup.drafter(2), prompt, 16, k=2, on_commit=on_commit)

@@ -28,7 +28,7 @@ import numpy as np
 from mlx.utils import tree_flatten
 
 from ..errors import IncompatibleModelsError, ModelLoadError, SpecDecError
-from ..state import output_projection
+from ..model_info import output_projection
 
 
 def as_ids(token_ids) -> mx.array:

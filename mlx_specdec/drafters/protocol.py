@@ -1,0 +1,118 @@
+"""The drafter protocol: what the loop may call, and what a drafter declares about itself.
+
+The loop (compare transformers' candidate generators) calls, in order:
+
+* ``bind(target, target_seq)`` once, before prefill: a drafter that lives on
+  the target's own trunk asks the target's sequence for what it reads (its
+  hidden rows) and keeps a handle on it;
+* ``prefill(prompt_ids)``: start from the prompt;
+* each round ``propose(k, policy, key) -> (draft_ids (k',), draft_probs (k', V) or None)``,
+  lazily, with k' <= k (the loop counts what it got); ``draft_probs`` is the
+  distribution each draft was sampled from (speculative sampling needs it; None
+  under greedy);
+* ``commit(accepted, token, rows=None)``: the target kept the first
+  ``accepted`` drafts and emitted ``token`` after them; land on that boundary.
+  ``rows`` are the target's hidden rows of the pass that made ``token`` when the
+  loop ran it as a pipelined plain step (the sequence's own ``hidden`` is then
+  a later step's);
+* ``catch_up()`` before a drafting round that follows plain steps (work those
+  steps owed), and ``would_propose()`` between plain steps where the drafter
+  declares ``knows_when_idle``.
+
+What a drafter declares, as class attributes the loop reads (never probes):
+
+| declaration | meaning |
+|---|---|
+| ``pipelines_plain_steps`` | its commit reads nothing of the target's passes but ``rows``: rounds without drafts may run as the plain loop's pipelined steps |
+| ``knows_when_idle`` | ``would_propose()`` says whether a proposal now would hold a draft (prompt lookup): a run of plain steps looks ahead while it would not |
+| ``reads_hidden`` | it reads the target's final hidden rows of every verification pass (``bind`` turns the capture on); the loop hands ``rows`` to its commit |
+| ``feature_layers`` | the target layers whose outputs it reads (a feature drafter, EAGLE-3 style): before ``bind`` the loop asks the target's sequence to capture them in every pass (``target_seq.features``, (T, L * D), the prefill's too); rows of a pipelined plain step reach its commit as ``rows`` |
+| ``proposes_exactly_k`` | it always proposes k drafts when asked for k (a model drafter); under a sharded target it may then draft on rank 0 alone |
+| ``keeps_cache`` | it holds a cache of its own, rolled back in ``commit`` |
+
+``vocab_size`` is the drafter's vocabulary (None: the target's); it must be
+the target's, since draft ids are target ids.
+"""
+
+from __future__ import annotations
+
+import mlx.core as mx
+
+from ..sampling import SamplingPolicy
+
+EMPTY = mx.array([], dtype=mx.int32)
+
+
+class Drafter:
+    """Base class of every drafter; subclasses override the calls and set the declarations they make true."""
+
+    pipelines_plain_steps = False
+    knows_when_idle = False
+    reads_hidden = False
+    feature_layers: tuple[int, ...] = ()
+    proposes_exactly_k = False
+    keeps_cache = False
+    vocab_size: int | None = None
+
+    def bind(self, target, target_seq) -> None:
+        """Called once, before prefill, with the target and its committed sequence."""
+
+    def prefill(self, prompt_ids) -> None:
+        raise NotImplementedError
+
+    def propose(self, k: int, policy: SamplingPolicy, key: mx.array | None) -> tuple[mx.array, mx.array | None]:
+        raise NotImplementedError
+
+    def commit(self, accepted: int, token: int, rows: mx.array | None = None) -> None:
+        raise NotImplementedError
+
+    def catch_up(self) -> None:
+        """Before a drafting round that follows plain steps: do the work those steps left (default: none)."""
+
+    def would_propose(self) -> bool:
+        """Whether a proposal now would hold a draft; read only where `knows_when_idle` is declared."""
+        return True
+
+
+class DeclaredDrafter(Drafter):
+    """A duck-typed drafter (prefill/propose/commit, not a Drafter subclass) behind the protocol: its
+    optional methods and declarations are read once, here, so the loop never probes."""
+
+    def __init__(self, inner):
+        self.inner = inner
+        for name in ("pipelines_plain_steps", "reads_hidden", "proposes_exactly_k", "keeps_cache"):
+            setattr(self, name, bool(getattr(inner, name, False)))
+        self.feature_layers = tuple(getattr(inner, "feature_layers", ()))
+        self.knows_when_idle = callable(getattr(inner, "would_propose", None))
+        self.vocab_size = getattr(inner, "vocab_size", None)
+        self._bind = getattr(inner, "bind", None)
+        self._catch_up = getattr(inner, "catch_up", None)
+
+    def bind(self, target, target_seq) -> None:
+        if self._bind is not None:
+            self._bind(target, target_seq)
+        self.vocab_size = getattr(self.inner, "vocab_size", self.vocab_size)
+
+    def prefill(self, prompt_ids) -> None:
+        self.inner.prefill(prompt_ids)
+
+    def propose(self, k, policy, key):
+        return self.inner.propose(k, policy, key)
+
+    def commit(self, accepted, token, rows=None) -> None:
+        if rows is None:
+            self.inner.commit(accepted, token)
+        else:
+            self.inner.commit(accepted, token, rows=rows)
+
+    def catch_up(self) -> None:
+        if self._catch_up is not None:
+            self._catch_up()
+
+    def would_propose(self) -> bool:
+        return self.inner.would_propose()
+
+
+def is_drafter(obj) -> bool:
+    """A Drafter, or an object that speaks the protocol's three calls."""
+    return isinstance(obj, Drafter) or all(callable(getattr(obj, m, None)) for m in ("prefill", "propose", "commit"))
