@@ -30,8 +30,15 @@ What a drafter declares, as class attributes the loop reads (never probes):
 | ``proposes_exactly_k`` | it always proposes k drafts when asked for k (a model drafter); under a sharded target it may then draft on rank 0 alone |
 | ``keeps_cache`` | it holds a cache of its own, rolled back in ``commit`` |
 
-``vocab_size`` is the drafter's vocabulary (None: the target's); it must be
-the target's, since draft ids are target ids.
+``vocab_size`` is the vocabulary of what `propose` returns (None: the
+target's); it must be the target's, since draft ids are target ids. A drafter
+with a reduced draft vocabulary of its own keeps its map inside: `propose`
+returns target ids, and under sampling q over the target's vocabulary (its
+draft vocabulary's probabilities scattered onto their target ids, zero
+elsewhere), which is all speculative sampling needs to stay exact. Nor does
+the loop care how the k drafts were made: one model step each, or a whole
+block in one pass of a block drafter, where q_i of each position is the
+distribution its draft was drawn from.
 """
 
 from __future__ import annotations
