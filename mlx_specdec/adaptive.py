@@ -75,6 +75,9 @@ PROBE_ROUNDS = 3  # drafting rounds a probe out of plain steps runs
 SWITCH_MARGIN = 0.1  # the gain in tokens per second that leaving plain steps, or turning to them, must promise
 ANCHOR_WEIGHT = 1.0  # rounds' worth of weight the first plain step of a run has as the line's point at k = 0
 SPIKE_CAP = 2.0  # a round's time counts for at most this many times what its kind of round costs so far
+TRACED_WEIGHT = 0.05  # a round that traced a compiled step counts this much: only until one that did not is seen
+LOSS_BUDGET = 0.03  # what looking for drafting's profit may cost, as a share of plain decoding's time so far
+LOSS_ALLOWANCE = 2.0  # ... plus this many plain steps (the opening rounds: nothing is known before them)
 
 
 @dataclass
@@ -109,7 +112,12 @@ class AdaptiveK:
     _probe_left: int = field(default=0, init=False)  # rounds of the current probe still to run
     _plain_left: int = field(default=0, init=False)  # plain steps still to run of a look at k = 0 from drafting
     _best: int | None = field(default=None, init=False)  # best() since the last update, once asked
+    # The bounded loss: what the rounds so far cost over plain decoding of the same tokens (negative where
+    # drafting paid), and what plain decoding of every token so far would have taken; both at T(0).
+    _excess: float = field(default=0.0, init=False)
+    _plain_equiv: float = field(default=0.0, init=False)
     history: list = field(default_factory=list, init=False, repr=False)  # k chosen per round
+    calibration_key: str | None = field(default=None, init=False, repr=False)  # its entry in the calibration file
 
     def __post_init__(self):
         if self.k_max < 1 or not 0 <= self.k_start <= self.k_max:
@@ -119,17 +127,19 @@ class AdaptiveK:
         self._reach, self._fails = [0.0] * n, [0.0] * n
         self._reach_s, self._fails_s = [[0.0] * n, [0.0] * n], [[0.0] * n, [0.0] * n]
 
-    def warm_start(self, earlier: "AdaptiveK", weight: float = 4.0) -> None:
-        """Start from what an earlier generation of the same pair learned, its evidence shrunk to at most
-        `weight` rounds' worth, so this text's own rounds take over within a few rounds. The opening
-        rounds (two different k, to give the line a slope) are then skipped."""
-        def shrunk(sums, total):
-            scale = min(1.0, weight / total) if total > 0 else 0.0
+    def warm_start(self, earlier: "AdaptiveK", weight: float = 4.0, time_weight: float | None = None) -> None:
+        """Start from what an earlier generation of the same pair learned: its acceptance shrunk to at most
+        `weight` rounds' worth, so this text's own rounds take over within a few rounds, and its round
+        times to `time_weight` (default `weight`; what a round costs is the pair's and the machine's, not
+        the text's). The opening rounds (two different k, to give the line a slope) are then skipped."""
+        def shrunk(sums, total, most=weight):
+            scale = min(1.0, most / total) if total > 0 else 0.0
             return [v * scale for v in sums]
 
-        self._fit = shrunk(earlier._fit, earlier._fit[0])
-        self._t0 = shrunk(earlier._t0, earlier._t0[0])
-        self._t0_first = shrunk(earlier._t0_first, earlier._t0_first[0])
+        times = weight if time_weight is None else time_weight
+        self._fit = shrunk(earlier._fit, earlier._fit[0], times)
+        self._t0 = shrunk(earlier._t0, earlier._t0[0], times)
+        self._t0_first = shrunk(earlier._t0_first, earlier._t0_first[0], times)
         self._succ, self._fail = shrunk([earlier._succ, earlier._fail], earlier._succ + earlier._fail)
         n = min(len(earlier._reach), len(self._reach))  # (index 1: every drafting round reached the first draft)
         self._reach[:n], self._fails[:n] = (shrunk(v[:n], earlier._reach[1]) for v in (earlier._reach, earlier._fails))
@@ -143,6 +153,38 @@ class AdaptiveK:
         self._probe_every = earlier._probe_every
         self._next_probe = self._round + max(1, earlier._next_probe - earlier._round)
         self._best = None
+
+    _SNAPSHOT = ("_fit", "_t0", "_t0_first", "_succ", "_fail", "_reach", "_fails", "_reach_s", "_fails_s",
+                 "_state", "_probe_every")
+
+    def snapshot(self) -> dict:
+        """The estimates, as plain numbers (what the calibration file keeps)."""
+        return {"k_max": self.k_max, **{name.lstrip("_"): getattr(self, name) for name in self._SNAPSHOT}}
+
+    @classmethod
+    def restore(cls, snapshot: dict) -> "AdaptiveK | None":
+        """An AdaptiveK holding a snapshot's estimates; None where it is not one (a damaged entry)."""
+        try:
+            earlier = cls(k_max=int(snapshot["k_max"]))
+            for name in cls._SNAPSHOT:
+                value, like = snapshot[name.lstrip("_")], getattr(earlier, name)
+                if isinstance(like, list):
+                    flat = [v for row in value for v in row] if like and isinstance(like[0], list) else value
+                    if len(value) != len(like) or not all(isinstance(v, (int, float)) for v in flat):
+                        return None
+                elif not isinstance(value, (int, float)):
+                    return None
+                setattr(earlier, name, value)
+        except (KeyError, TypeError, ValueError):
+            return None
+        return earlier
+
+    def finish(self) -> None:
+        """The generation ended: keep its estimates in the calibration file (where the pair has an entry)."""
+        if self.calibration_key is not None and self._round > 0:
+            from . import calibration
+
+            calibration.save_entry(self.calibration_key, self.snapshot())
 
     @property
     def pooled_alpha(self) -> float:
@@ -205,13 +247,16 @@ class AdaptiveK:
             return None
         first = self.first_step_time()
         if first is not None:  # the line's anchor: a round of no drafts is an unpipelined plain step
-            w, wt = w + ANCHOR_WEIGHT, wt + ANCHOR_WEIGHT * first
+            anchor = ANCHOR_WEIGHT * min(1.0, max(self._t0_first[0], self._t0[0]))  # (a traced step weighs less)
+            w, wt = w + anchor, wt + anchor * first
         det = w * wk2 - wk * wk
-        if det <= 1e-12 * w * w:  # one k seen so far: a flat line through it
-            return wt / w if k > 0 else None
-        b = (w * wkt - wk * wt) / det
-        if b < 0:  # noise (or an anchor above the rounds): no round costs less for drafting more
-            return wt / w if k > 0 else None
+        b = (w * wkt - wk * wt) / det if det > 1e-12 * w * w else -1.0
+        if b < 0:
+            # One k seen so far, or noise (or an anchor above the rounds): no slope to trust. Priced as if a
+            # round's cost grew with the tokens it runs, (1 + k) / (1 + mean k): too high for long blocks
+            # rather than too low, so the choice stays near what was seen until a second k is timed.
+            mean_k = wk / w if w > 0 else 0.0
+            return (wt / w) * (1 + k) / (1 + mean_k) if k > 0 else None
         a = (wt - b * wk) / w
         return a + b * k  # (at k = 0 with no plain step seen yet: a round without drafter steps)
 
@@ -252,10 +297,14 @@ class AdaptiveK:
             k = 0
         else:
             k = self._best_now()
+            if k > 0 and self.budget_left() < 0:
+                k = 0  # drafting has cost more than the budget allows: the estimates are wrong, stop paying
             if k == 0:
                 if self._round >= self._next_probe:
-                    k, self._probe_left = self.best(least=1), PROBE_ROUNDS
-                    self._next_probe = self._round + self._probe_every
+                    probe = self.best(least=1)
+                    if self.budget_left() >= self.probe_cost(probe):  # else wait until plain steps refill it
+                        k, self._probe_left = probe, PROBE_ROUNDS
+                        self._next_probe = self._round + self._probe_every
             else:
                 self._next_probe = self._round + self._probe_every
                 if self._round % self.explore_every == 0:
@@ -266,15 +315,39 @@ class AdaptiveK:
         self.history.append(k)
         return k
 
-    def update(self, drafted: int, accepted: int, seconds: float) -> None:
-        """Feed back one round: how many drafts it had, how many were accepted, its wall time."""
+    def budget_left(self) -> float:
+        """Seconds that looking for drafting's profit may still cost: LOSS_BUDGET of what plain decoding of
+        the tokens so far takes, plus LOSS_ALLOWANCE plain steps, less what the rounds so far cost over
+        it (a drafting round that paid refills it). Infinite before T(0) can be estimated."""
+        plain = self.round_time(0)
+        if plain is None or plain <= 0:
+            return float("inf")
+        return LOSS_BUDGET * self._plain_equiv + LOSS_ALLOWANCE * plain - self._excess
+
+    def probe_cost(self, k: int) -> float:
+        """The most a probe at k can cost over the plain steps it replaces: none of its drafts accepted."""
+        plain, t = self.round_time(0), self.round_time(k)
+        return PROBE_ROUNDS * max(0.0, t - plain) if plain is not None and t is not None else 0.0
+
+    def update(self, drafted: int, accepted: int, seconds: float, traced: bool = False) -> None:
+        """Feed back one round: how many drafts it had, how many were accepted, its wall time, and whether
+        it traced a compiled step (`traces`): such a round costs more than its kind does, so its time
+        counts for TRACED_WEIGHT of a round, enough to price a kind not yet seen otherwise."""
         d = self.decay
         self._best = None
+        weight = TRACED_WEIGHT if traced else 1.0
+        plain = self.round_time(0)
+        if plain is not None:  # the bounded loss's accounts, at what a plain step costs now
+            self._plain_equiv += plain * (1 + (accepted if drafted else 0))
+            if drafted:
+                self._excess += seconds - plain * (1 + accepted)
         if drafted == 0:  # a plain step: its time, and nothing about acceptance
             t0 = self._t0 if self._plain_run else self._t0_first
             if t0[0] >= 1.0:  # a spike (the machine busy elsewhere) is not what a step costs
                 seconds = min(seconds, SPIKE_CAP * t0[1] / t0[0])
-            t0[0], t0[1] = d * t0[0] + 1.0, d * t0[1] + seconds
+                if t0 is self._t0:  # nor a step the one before it already paid for (the last of a run)
+                    seconds = max(seconds, t0[1] / t0[0] / SPIKE_CAP)
+            t0[0], t0[1] = d * t0[0] + weight, d * t0[1] + weight * seconds
             self._plain_run = True
             return
         self._plain_run = False
@@ -297,7 +370,7 @@ class AdaptiveK:
         self._state = 1 - rejected
         s = self._fit
         for i, v in enumerate((1.0, drafted, drafted * drafted, seconds, drafted * seconds)):
-            s[i] = d * s[i] + v
+            s[i] = d * s[i] + weight * v
         base = 4 * self.explore_every
         if self._probe_left:
             self._probe_left -= 1
@@ -309,18 +382,51 @@ class AdaptiveK:
             self._probe_every = base
 
 
+CALIBRATED_TIME_WEIGHT = 16.0  # rounds' worth of round times a generation takes from the calibration file
+
+
 def for_pair(target, drafter, sampled: bool = False, **options) -> AdaptiveK:
     """An AdaptiveK for one generation, warm-started from the last one of the same target and drafter
-    (and the same mode: sampling accepts less than greedy) in this process, their round times and
-    acceptance, so that each generation does not pay again to learn what a round costs. The memory
-    lives on the target model, one entry per drafter and mode."""
+    (and the same mode: sampling accepts less than greedy): in this process, their round times and
+    acceptance, so that each generation does not pay again to learn what a round costs; in a new
+    process, the calibration file's entry for the pair on this machine (mlx_specdec.calibration), its
+    round times weighed as CALIBRATED_TIME_WEIGHT rounds. The memory lives on the target model, one
+    entry per drafter and mode; `finish()` writes the file."""
+    from . import calibration
+
     memory = target.__dict__.setdefault("_specdec_adaptive", {}) if hasattr(target, "__dict__") else {}
     key = (*_drafter_key(drafter), sampled)
     adaptive = AdaptiveK(**options)
     if key in memory:
         adaptive.warm_start(memory[key])
+        adaptive.calibration_key = memory[key].calibration_key
+    else:
+        adaptive.calibration_key = calibration.pair_key(target, _drafter_identity(drafter), sampled)
+        kept = calibration.load_entry(adaptive.calibration_key)
+        earlier = AdaptiveK.restore(kept) if kept is not None else None
+        if earlier is not None:
+            adaptive.warm_start(earlier, time_weight=CALIBRATED_TIME_WEIGHT)
+            # Another text: where the last one ended on plain steps, look at drafting again soon.
+            adaptive._probe_every = 4 * adaptive.explore_every
+            adaptive._next_probe = adaptive._round + adaptive.explore_every
     memory[key] = adaptive  # the live estimate: the next generation starts from wherever this one ends
     return adaptive
+
+
+def _drafter_identity(drafter) -> str | None:
+    """What names a drafter across processes: the folder its model or head was loaded from, or a
+    model-free drafter's class and settings; None for a model built in memory."""
+    from .calibration import origin
+
+    drafter = getattr(drafter, "inner", drafter)
+    name, inner = _drafter_key(drafter)
+    if isinstance(inner, tuple):  # a model-free drafter: its settings
+        return f"{name}{inner}"
+    model = getattr(drafter, "model", None)
+    if model is None:
+        model = getattr(drafter, "head", None)
+    where = origin(model) if model is not None else None
+    return None if where is None else f"{name}:{where}"
 
 
 def _drafter_key(drafter) -> tuple:
@@ -351,10 +457,13 @@ class HeuristicK:
         self.history.append(self.k)
         return self.k
 
-    def update(self, drafted: int, accepted: int, seconds: float) -> None:
+    def update(self, drafted: int, accepted: int, seconds: float, traced: bool = False) -> None:
         if drafted == 0:  # a round without drafts (e.g. prompt lookup without a match) moves nothing
             return
         self.k = min(self.k_max, self.k + 2) if accepted == drafted else max(1, self.k - 1)
+
+    def finish(self) -> None:
+        pass
 
 
 @dataclass
@@ -367,7 +476,10 @@ class FixedK:
     def choose(self) -> int:
         return self.k
 
-    def update(self, drafted: int, accepted: int, seconds: float) -> None:
+    def update(self, drafted: int, accepted: int, seconds: float, traced: bool = False) -> None:
+        pass
+
+    def finish(self) -> None:
         pass
 
 
@@ -376,7 +488,8 @@ HeuristicK.learns = True
 
 
 def schedule_for(k, target, drafter, *, sampled: bool, quiet: bool):
-    """The choice of k behind one interface (`choose()`, `update(drafted, accepted, seconds)`, `learns`):
+    """The choice of k behind one interface (`choose()`, `update(drafted, accepted, seconds, traced)`,
+    `finish()` when the generation ends, `learns`):
     FixedK for an integer, AdaptiveK for "auto" (warm-started per pair, except in an instrumented run,
     whose rounds are slower: it neither learns from nor teaches the next one), HeuristicK for "heuristic"."""
     if k == "auto":

@@ -38,6 +38,7 @@ from .requests import check_request, eos_set, seed_key
 from .rounds import Emission, SpecStats, round_emission
 from .sampling import SamplingPolicy
 from .state import make_sequence, model_vocab_size
+from .traces import traces
 from .verdicts import verdicts_for
 
 
@@ -105,56 +106,60 @@ def speculative_stream(
     target_seq.prefill(prompt)
     if drafter is not None:
         drafter.prefill(prompt)
-    while run.produced < max_new_tokens:
-        started = time.perf_counter()
-        instruments.start()
-        # Never draft past the cap: a round emits at most k_round + 1 tokens.
-        k_round = run.carried if run.carried is not None else run.schedule.choose()
-        run.carried = None
-        k_round = run.capped(k_round, max_new_tokens - run.produced)
-        if plain.take(k_round):
-            steps = plain.steps(started)
-            while True:
-                try:
-                    tid = next(steps)
-                except StopIteration as end:
-                    if end.value:  # EOS
-                        return
-                    break
-                yield Emission([tid], ["target"])
-            continue
-        draft_key = verify_key = None
-        if run.key is not None:
-            run.key, draft_key, verify_key = mx.random.split(run.key, 3)
-        instruments.mark("host")
-        if run.schedule.learns and drafter is not None:
-            # After a run of plain steps: the drafter's catch-up is their debt, not this round's cost.
-            drafter.catch_up()
-            started = time.perf_counter()
-        if drafter is not None:
-            drafts, draft_probs = drafter.propose(k_round, policy, draft_key)
-        else:  # rank 0's drafts arrive in the share below
-            drafts, draft_probs = mx.zeros((k_round,), dtype=mx.int32), None
-        drafts = verdicts.share(drafts)
-        k_round = drafts.shape[0]  # a drafter may propose fewer (e.g. an MTP head's depth)
-        instruments.mark("draft", drafts, draft_probs)
-        logits = target_seq.extend(drafts)  # the round's one target pass: k_round + 1 rows
-        instruments.mark("verify", logits, target_seq.hidden)
-        accepted, token, draft_ids = verdicts.decide(policy, drafts, logits, draft_probs, verify_key)
-        instruments.mark("verdict")
+    try:
+        while run.produced < max_new_tokens:
+            started, traced_before = time.perf_counter(), traces()
+            instruments.start()
+            # Never draft past the cap: a round emits at most k_round + 1 tokens.
+            k_round = run.carried if run.carried is not None else run.schedule.choose()
+            run.carried = None
+            k_round = run.capped(k_round, max_new_tokens - run.produced)
+            if plain.take(k_round):
+                steps = plain.steps(started)
+                while True:
+                    try:
+                        tid = next(steps)
+                    except StopIteration as end:
+                        if end.value:  # EOS
+                            return
+                        break
+                    yield Emission([tid], ["target"])
+                continue
+            draft_key = verify_key = None
+            if run.key is not None:
+                run.key, draft_key, verify_key = mx.random.split(run.key, 3)
+            instruments.mark("host")
+            if run.schedule.learns and drafter is not None:
+                # After a run of plain steps: the drafter's catch-up is their debt, not this round's cost.
+                drafter.catch_up()
+                started, traced_before = time.perf_counter(), traces()
+            if drafter is not None:
+                drafts, draft_probs = drafter.propose(k_round, policy, draft_key)
+            else:  # rank 0's drafts arrive in the share below
+                drafts, draft_probs = mx.zeros((k_round,), dtype=mx.int32), None
+            drafts = verdicts.share(drafts)
+            k_round = drafts.shape[0]  # a drafter may propose fewer (e.g. an MTP head's depth)
+            instruments.mark("draft", drafts, draft_probs)
+            logits = target_seq.extend(drafts)  # the round's one target pass: k_round + 1 rows
+            instruments.mark("verify", logits, target_seq.hidden)
+            accepted, token, draft_ids = verdicts.decide(policy, drafts, logits, draft_probs, verify_key)
+            instruments.mark("verdict")
 
-        target_seq.commit(1 + accepted, mx.array([token], dtype=mx.int32))
-        if drafter is not None:
-            drafter.commit(accepted, token)
-        instruments.committed(target_seq, drafter)
+            target_seq.commit(1 + accepted, mx.array([token], dtype=mx.int32))
+            if drafter is not None:
+                drafter.commit(accepted, token)
+            instruments.committed(target_seq, drafter)
 
-        emission = round_emission(draft_ids, accepted, token, k_round, run.eos)
-        run.stats.count_round(k_round, accepted, len(emission.ids))
-        run.produced += len(emission.ids)
-        run.schedule.update(k_round, accepted, time.perf_counter() - started)  # up to the hand-over to the caller
-        yield emission
-        if emission.ids[-1] in run.eos:
-            return
+            emission = round_emission(draft_ids, accepted, token, k_round, run.eos)
+            run.stats.count_round(k_round, accepted, len(emission.ids))
+            run.produced += len(emission.ids)
+            # timed up to the hand-over to the caller; a round that traced a compiled step is no measure of its kind
+            run.schedule.update(k_round, accepted, time.perf_counter() - started, traced=traces() != traced_before)
+            yield emission
+            if emission.ids[-1] in run.eos:
+                return
+    finally:  # k="auto" keeps what it learned (the calibration file)
+        run.schedule.finish()
 
 
 def speculative_generate(target, drafter, prompt_ids, max_new_tokens: int, **options) -> tuple[list[int], SpecStats]:

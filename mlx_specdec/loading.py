@@ -16,6 +16,7 @@ import json
 import os
 from pathlib import Path
 
+from .calibration import mark_origin
 from .errors import IncompatibleModelsError, ModelLoadError
 from .models.folders import first_line, read_json
 
@@ -188,7 +189,9 @@ def load(path_or_repo: str | os.PathLike, sharding: str | None = None):
         return _load_sharded(name, sharding)
     local = resolve_model_path(name)
     if local is not None:
-        return _load_folder(local)
+        model, tokenizer = _load_folder(local)
+        mark_origin(model, local)  # its identity in k="auto"'s calibration file
+        return model, tokenizer
     if not _looks_like_repo_id(name):
         from .from_gguf.packages import REAL_MODELS as REAL_NAMES
 

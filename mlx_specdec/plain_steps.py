@@ -18,6 +18,7 @@ from dataclasses import dataclass
 import mlx.core as mx
 
 from .instruments import Instruments
+from .traces import traces
 
 NOTHING = mx.array([], dtype=mx.int32)
 
@@ -80,6 +81,7 @@ class PlainSteps:
         run, drafter = self.run, self.run.drafter
         pipeline = run.instruments.quiet
         run.instruments.mark("host")
+        traced_before = traces()
         token, rows = run.queue_step(), self._rows()
         leave_with = None  # the k of the round that follows the step in flight, once the drafter has drafts
         while True:
@@ -100,9 +102,9 @@ class PlainSteps:
             run.stats.count_round(0, 0, 1)
             run.produced += 1
             # timed from the end of the step before: the queued step computes while the host is away
-            now = time.perf_counter()
-            run.schedule.update(0, 0, now - started)
-            started = now
+            now, traced_now = time.perf_counter(), traces()
+            run.schedule.update(0, 0, now - started, traced=traced_now != traced_before)
+            started, traced_before = now, traced_now
             yield tid
             if tid in run.eos:
                 return True

@@ -14,6 +14,7 @@ from functools import lru_cache
 import mlx.core as mx
 
 from .errors import SpecDecError
+from .traces import counted
 
 
 # Below this, sampling is greedy decoding in all but name, and logits / temperature
@@ -118,7 +119,7 @@ class _Compiled:
             return draw(logits, now), following
 
         self.pick_raw = pick  # for a draw from MLX's global generator (no key): not compiled
-        self.pick, self.step = mx.compile(pick), mx.compile(step)
+        self.pick, self.step = mx.compile(counted(pick)), mx.compile(counted(step))
 
 
 @lru_cache(maxsize=16)

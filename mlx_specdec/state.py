@@ -30,6 +30,7 @@ from . import caches, replay
 from .model_info import model_context_window, model_name, model_vocab_size, output_projection  # noqa: F401
 from .distributed import ranks_of
 from .errors import SpecDecError
+from .traces import counted
 
 DEFAULT_QUANTIZED_KV_START = 5000  # mlx-lm's: --kv-bits quantizes once the cache holds this many rows
 PREFILL_CHUNK = 2048  # tokens per prefill pass, as mlx-lm chunks (a sliding window sees chunk edges)
@@ -430,7 +431,7 @@ class CompiledKVSequence(_SequenceBase):
                     out = trunk_or_model(tokens[None], cache=shells)
                 return (out[0], features(sink, layers), *[a for c in shells for a in (c.keys, c.values)])
 
-            steps[(hidden, layers)] = mx.compile(step)
+            steps[(hidden, layers)] = mx.compile(counted(step))
         return steps[(hidden, layers)]
 
     def forward(self, inputs: mx.array) -> mx.array:

@@ -25,6 +25,7 @@ import mlx.core as mx
 
 from .errors import SpecDecError
 from .sampling import SamplingPolicy
+from .traces import counted
 
 
 def _check_block(draft_ids: mx.array, rows: mx.array, what: str) -> int:
@@ -107,7 +108,7 @@ def _compiled_sampled_verdict(policy: SamplingPolicy):
     def verdict(draft_ids, target_logits, draft_probs, key):
         return speculative_verdict(draft_ids, policy.probs(target_logits), draft_probs, key=key)
 
-    return mx.compile(verdict)
+    return mx.compile(counted(verdict))
 
 
 def sampled_verdict(policy: SamplingPolicy, draft_ids: mx.array, target_logits: mx.array,

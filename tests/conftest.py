@@ -1,11 +1,17 @@
 import mlx_specdec  # noqa: F401  (must come before mlx.core: binds OpenBLAS on Linux)
 
+import os
+import tempfile
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 SHIPPED = ROOT / "models"
+
+# k="auto"'s calibration file: the suite (and the commands it runs) never reads or writes the user's own.
+# A test of the file itself points MLX_SPECDEC_CALIBRATION at its own path.
+os.environ["MLX_SPECDEC_CALIBRATION"] = os.path.join(tempfile.mkdtemp(prefix="specdec-calibration-"), "calibration.json")
 
 
 @pytest.fixture(scope="session")

@@ -461,7 +461,7 @@ def test_a_model_drafter_catches_up_outside_the_round_it_times(monkeypatch):
     seen = []
 
     class Recording(AdaptiveK):
-        def update(self, drafted, accepted, seconds):
+        def update(self, drafted, accepted, seconds, traced=False):
             seen.append((drafted, seconds))
             super().update(drafted, accepted, seconds)
 

@@ -300,7 +300,7 @@ def test_pipelined_plain_steps_leave_the_head_on_the_row_of_the_step_that_made_e
             self.i += 1
             return self.pattern[self.i % len(self.pattern)]
 
-        def update(self, drafted, accepted, seconds):
+        def update(self, drafted, accepted, seconds, traced=False):
             pass
 
     monkeypatch.setattr(importlib.import_module("mlx_specdec.adaptive"), "for_pair", lambda *a, **kw: Scripted())

@@ -30,6 +30,8 @@ from ..state import DEFAULT_QUANTIZED_KV_START
 from .common import Parser, json_record, number, run_main
 
 PINNED_K = 4  # the default draft length where k="auto" cannot serve (see the -k help)
+# What --compare's plain figure is: the same prompt and settings, this process, after the speculative run.
+BASELINE = "same prompt, timed after the speculative run; both warmed up first"
 
 
 def _parser():
@@ -90,7 +92,11 @@ def _parser():
     p.add_argument("--draft-on", default=None, choices=["root", "every"],
                    help="with a sharded target: run a model drafter on rank 0 only and send its drafts with the "
                         "round (root, the default), or whole on every rank (every; MTP heads and prompt lookup always)")
-    p.add_argument("--compare", action="store_true", help="also run plain decoding of the target and report the speedup")
+    p.add_argument("--no-calibration", action="store_true",
+                   help="k=auto starts cold and keeps nothing: neither read nor write the calibration file, where "
+                        "what each pair's rounds cost on this machine is kept between commands "
+                        "(MLX_SPECDEC_CALIBRATION=off does the same; =PATH moves the file)")
+    p.add_argument("--compare", action="store_true", help="then run plain decoding of the target (after the speculative run, both warmed up first) and report the speedup")
     p.add_argument("--json", action="store_true", help="print one JSON record instead of streaming text")
     return p
 
@@ -248,6 +254,8 @@ def _run(args) -> int:
         raise SpecDecError(f"--max-tokens must be >= 0, got {args.max_tokens}")
     if not args.prompt:
         raise SpecDecError("--prompt is empty")
+    if args.no_calibration:
+        os.environ["MLX_SPECDEC_CALIBRATION"] = "off"  # read by mlx_specdec.calibration, for this process only
     strategy = args.strategy
     if args.kv_bits is not None or args.max_kv_size is not None:
         from ..state import cache_strategy
@@ -351,6 +359,7 @@ def _run(args) -> int:
             "plain_tokens_per_s": len(plain_ids) / plain_seconds if plain_seconds > 0 else 0.0,
             "speedup": (len(new_ids) / seconds) / (len(plain_ids) / plain_seconds) if plain_seconds > 0 and seconds > 0 else 0.0,
             "identical": plain_ids == new_ids if policy.greedy else None,
+            "baseline": BASELINE,
         }
 
     if args.json:
@@ -368,7 +377,7 @@ def _run(args) -> int:
             ]
         if "compare" in record:
             c = record["compare"]
-            rows.append(("plain decoding", f"{c['plain_tokens_per_s']:.1f} tokens/s"))
+            rows.append(("plain decoding", f"{c['plain_tokens_per_s']:.1f} tokens/s ({BASELINE})"))
             rows.append(("speedup", f"{c['speedup']:.2f}x"))
             if c["identical"] is not None:
                 rows.append(("identical to plain greedy", "yes" if c["identical"] else "NO"))

@@ -12,6 +12,7 @@ from ..model_info import model_vocab_size, output_projection
 from ..models.mtp_head import as_ids
 from ..state import PREFILL_CHUNK
 from .protocol import EMPTY, Drafter
+from ..traces import counted
 
 
 DEFAULT_DRAFT_DEPTH = 3  # MTPDrafter's cap on drafts per round unless told otherwise
@@ -54,7 +55,7 @@ class MTPDrafter(Drafter):
             fn = partial(self._step, d)
             # The head's weights are declared inputs (read at every call, so a head
             # updated after this point is seen); the frozen base's are constants.
-            self._steps[d] = mx.compile(fn, inputs=[head.state]) if compile else fn
+            self._steps[d] = mx.compile(counted(fn), inputs=[head.state]) if compile else fn
 
     def _step(self, depth, state, token):
         return self.head(state, token, depth=depth)

@@ -16,6 +16,7 @@ from pathlib import Path
 import mlx.core as mx
 from mlx.utils import tree_flatten, tree_unflatten
 
+from ..calibration import mark_origin
 from ..errors import IncompatibleModelsError, ModelLoadError, SpecDecError
 from .cards import BENCH, PLOT, render_bench, render_head_card
 from .folders import atomic_folder, check_weights, compute_dtype, load_safetensors, read_json, write_text_atomic
@@ -109,6 +110,7 @@ def load_head(path, base_model, base_tokenizer_or_fingerprint) -> MTPHead:
     check_weights(head, weights, str(path / HEAD_WEIGHTS))
     head.update(tree_unflatten([(k, v.astype(compute_dtype())) for k, v in weights.items()]))
     mx.eval(head.parameters())
+    mark_origin(head, path)  # its identity in k="auto"'s calibration file
     return head
 
 

@@ -1,0 +1,191 @@
+"""The CLI's defaults in fresh processes, as a user meets them: k=auto cold, k=auto calibrated, fixed k, plain.
+
+    python -m bench.fresh --out bench/results                        # every shipped and real-target pair
+    python -m bench.fresh --pairs storylm-30m:storylm-1m --prompts 1 --out /tmp/f   # one pair, a smoke
+
+`mlx-specdec generate` runs one generation per process, so k="auto" starts
+from what the calibration file holds (mlx_specdec.calibration), or from
+nothing. For every pair and prompt this runs, each as its own
+`python -m mlx_specdec.generate --json` process and in an order that rotates
+from prompt to prompt:
+
+* plain: `--no-draft`, the baseline;
+* auto, cold: the CLI's defaults with an empty calibration file, the first
+  generation on a fresh machine;
+* auto, calibrated: the defaults with the pair's calibration file as the runs
+  before it left it (one untimed run on another prompt of the set writes it
+  first);
+* each fixed k of `--ks`.
+
+Each figure is the process's own tokens/s (generation only, load excluded;
+both paths pay their first-call traces, as a user's command does). A row
+reports, per prompt set, the median over its prompts of each run's speedup
+over the plain process of the same prompt, and of auto's over the best fixed k
+of the same prompt. Greedy outputs are checked identical to plain.
+Writes ``<out>/<date>-<machine>-fresh.{json,md}``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+from statistics import median
+
+from .report import markdown_table, where
+from .run import save_results
+
+ROOT = Path(__file__).resolve().parents[1]
+
+# (target, drafter, prompt sets): every pair the project ships or converts.
+PAIRS = [
+    ("storylm-5m", "storylm-1m-distilled", ("stories", "copy")),
+    ("storylm-5m", "storylm-5m-mtp", ("stories", "copy")),
+    ("storylm-5m", "prompt-lookup", ("stories", "copy")),
+    ("storylm-30m", "storylm-1m", ("stories", "copy")),
+    ("storylm-5m-hybrid", "storylm-1m-distilled-hybrid", ("stories", "copy")),
+    ("smollm2-135m-instruct", "prompt-lookup", ("copy", "free")),
+    ("smollm2-135m-instruct", "smollm2-135m-instruct-q", ("copy", "free")),
+    ("gemma-3-270m", "prompt-lookup", ("copy", "free")),
+]
+REAL = ("smollm2-135m-instruct", "smollm2-135m-instruct-q", "gemma-3-270m")
+
+
+def prompts_for(target: str, set_name: str, n: int) -> list[tuple[str, str, list[str]]]:
+    """[(id, text, extra CLI flags)] for a pair's prompt set: the StoryLM sets, or bench.real's chat and
+    base-model sets (a base model's text goes in raw, as bench.real gives it)."""
+    if target in REAL:
+        from mlx_specdec.loading import load
+
+        from .real import BASE, CHAT
+
+        _, tok = load(target)
+        chat = bool(getattr(tok, "has_chat_template", False))
+        chosen = (CHAT if chat else BASE)[set_name][: n + 1]
+        return [(pid, text, [] if chat else ["--ignore-chat-template"]) for pid, text in chosen]
+    from mlx_specdec.data.prompts import load_prompts, prompt_set_file
+
+    _, prompts = load_prompts(prompt_set_file(set_name), n + 1)
+    return [(str(p.get("id", i)), p["text"], []) for i, p in enumerate(prompts)]
+
+
+def run_cli(target: str, drafter: str | None, text: str, flags: list[str], max_tokens: int, k, calibration: str) -> dict:
+    cmd = [sys.executable, "-m", "mlx_specdec.generate", "--json", "--model", target, "--prompt", text,
+           "--max-tokens", str(max_tokens), *flags]
+    cmd += ["--no-draft"] if drafter is None else ["--draft-model", drafter] + ([] if k == "auto" else ["-k", str(k)])
+    env = dict(os.environ, MLX_SPECDEC_CALIBRATION=calibration)
+    done = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=ROOT)
+    if done.returncode != 0:
+        raise SystemExit(f"bench.fresh: {' '.join(cmd[:8])} ... failed: {done.stderr.strip().splitlines()[-1:]}")
+    r = json.loads(done.stdout)
+    return {"tokens_per_s": r["tokens_per_s"], "ids": r["ids"], "tokens_per_pass": r["stats"]["tokens_per_pass"]}
+
+
+def measure_pair(target: str, drafter: str, sets, n: int, max_tokens: int, ks: list[int], work: Path, say) -> list:
+    out = []
+    for set_name in sets:
+        prompts = prompts_for(target, set_name, n)
+        calibrated = str(work / f"{target}--{drafter}--{set_name}.json")
+        # The first-ever run of the pair on this machine, on a prompt not measured: it writes the file.
+        run_cli(target, drafter, prompts[-1][1], prompts[-1][2], max_tokens, "auto", calibrated)
+        rows = []
+        for i, (pid, text, flags) in enumerate(prompts[:n]):
+            cold = str(work / f"cold-{target}-{drafter}-{set_name}-{i}.json")  # never written before this run
+            runs = [("plain", None, None, "off"), ("auto cold", drafter, "auto", cold),
+                    ("auto calibrated", drafter, "auto", calibrated)] + [(f"k={k}", drafter, k, "off") for k in ks]
+            shift = i % len(runs)
+            got = {}
+            for name, d, k, cal in runs[shift:] + runs[:shift]:
+                say(f"{target} / {drafter} / {set_name} / {pid}: {name}")
+                got[name] = run_cli(target, d, text, flags, max_tokens, k, cal)
+            plain = got["plain"]
+            best = max((f"k={k}" for k in ks), key=lambda name: got[name]["tokens_per_s"])
+            rows.append({
+                "prompt": pid,
+                "plain_tokens_per_s": plain["tokens_per_s"],
+                "best_fixed": best,
+                "runs": {name: {"tokens_per_s": r["tokens_per_s"], "tokens_per_pass": r["tokens_per_pass"],
+                                "speedup": r["tokens_per_s"] / plain["tokens_per_s"],
+                                "identical": r["ids"] == plain["ids"]} for name, r in got.items() if name != "plain"},
+            })
+        out.append({"target": target, "drafter": drafter, "set": set_name, "prompts": rows,
+                    "summary": summarise(rows, ks)})
+    return out
+
+
+def summarise(rows: list[dict], ks: list[int]) -> dict:
+    def med(name, key="speedup"):
+        return median(r["runs"][name][key] for r in rows)
+
+    best = median(max(r["runs"][f"k={k}"]["speedup"] for k in ks) for r in rows)
+    return {
+        "auto_cold": med("auto cold"), "auto_calibrated": med("auto calibrated"), "best_fixed": best,
+        "auto_cold_of_best": median(r["runs"]["auto cold"]["speedup"] / max(r["runs"][f"k={k}"]["speedup"] for k in ks)
+                                    for r in rows),
+        "auto_calibrated_of_best": median(r["runs"]["auto calibrated"]["speedup"]
+                                          / max(r["runs"][f"k={k}"]["speedup"] for k in ks) for r in rows),
+        "fixed": {f"k={k}": med(f"k={k}") for k in ks},
+        "tokens_per_pass_cold": med("auto cold", "tokens_per_pass"),
+        "identical": all(run["identical"] for r in rows for run in r["runs"].values()),
+    }
+
+
+def render(result: dict) -> str:
+    h = result["header"]
+    ks = h["ks"]
+    head = ["target", "drafter", "prompt set", "auto, cold", "auto, calibrated", "best fixed k",
+            "auto cold / best k", "auto calibrated / best k", *[f"k={k}" for k in ks], "identical"]
+    body = []
+    for e in result["pairs"]:
+        s = e["summary"]
+        body.append([e["target"], e["drafter"], e["set"], f"{s['auto_cold']:.2f}x", f"{s['auto_calibrated']:.2f}x",
+                     f"{s['best_fixed']:.2f}x", f"{s['auto_cold_of_best']:.2f}", f"{s['auto_calibrated_of_best']:.2f}",
+                     *[f"{s['fixed'][f'k={k}']:.2f}x" for k in ks], "yes" if s["identical"] else "NO"])
+    return "\n".join([
+        f"# The CLI's defaults in fresh processes ({h['date']}, {where(h)}, git {h['commit']})", "",
+        f"Every figure is one `python -m mlx_specdec.generate --json` process's tokens/s over the plain process of "
+        f"the same prompt (`--no-draft`), median over {h['prompts']} prompts a set, {h['max_tokens']} new tokens at "
+        "most, greedy. auto, cold: no calibration file (the first generation on a fresh machine); auto, "
+        "calibrated: the file the pair's earlier runs left. Command: `" + h["command"] + "`.", "",
+        *markdown_table(head, body), ""])
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(prog="python -m bench.fresh", description=__doc__.split("\n")[0])
+    p.add_argument("--pairs", default=None, help="target:drafter,... (default: every shipped and real-target pair)")
+    p.add_argument("--prompts", type=int, default=3, help="prompts a set (default 3)")
+    p.add_argument("--max-tokens", type=int, default=96)
+    p.add_argument("--ks", default="2,4,8", help="the fixed k to run beside auto (default 2,4,8)")
+    p.add_argument("--out", default="bench/results")
+    args = p.parse_args(argv)
+    ks = [int(k) for k in args.ks.split(",")]
+    pairs = PAIRS
+    if args.pairs:
+        wanted = [tuple(x.split(":", 1)) for x in args.pairs.split(",")]
+        pairs = [pp for pp in PAIRS if pp[:2] in wanted] or [(t, d, ("stories", "copy")) for t, d in wanted]
+    from mlx_specdec.loading import resolve_model_path
+
+    missing = [t for t, _, _ in pairs if resolve_model_path(t) is None]
+    if missing:
+        print(f"bench.fresh: skipping pairs whose target is not here: {', '.join(sorted(set(missing)))}", file=sys.stderr)
+        pairs = [pp for pp in pairs if pp[0] not in missing]
+
+    def say(text):
+        print(text, file=sys.stderr, flush=True)
+
+    results = []
+    with tempfile.TemporaryDirectory(prefix="bench-fresh-") as work:
+        for target, drafter, sets in pairs:
+            results += measure_pair(target, drafter, sets, args.prompts, args.max_tokens, ks, Path(work), say)
+    header = {"prompts": args.prompts, "max_tokens": args.max_tokens, "ks": ks}
+    text = save_results(args.out, "fresh", header, {"pairs": results}, "bench.fresh", argv, render)
+    print(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
