@@ -112,10 +112,11 @@ class AdaptiveK:
     _probe_left: int = field(default=0, init=False)  # rounds of the current probe still to run
     _plain_left: int = field(default=0, init=False)  # plain steps still to run of a look at k = 0 from drafting
     _best: int | None = field(default=None, init=False)  # best() since the last update, once asked
-    # The bounded loss: what the rounds so far cost over plain decoding of the same tokens (negative where
-    # drafting paid), and what plain decoding of every token so far would have taken; both at T(0).
-    _excess: float = field(default=0.0, init=False)
-    _plain_equiv: float = field(default=0.0, init=False)
+    # The bounded loss's accounts: the drafting rounds' seconds and tokens, and every round's tokens (what
+    # they cost over plain decoding is priced at the current T(0) whenever it is asked).
+    _draft_seconds: float = field(default=0.0, init=False)
+    _draft_tokens: int = field(default=0, init=False)
+    _tokens: int = field(default=0, init=False)
     history: list = field(default_factory=list, init=False, repr=False)  # k chosen per round
     calibration_key: str | None = field(default=None, init=False, repr=False)  # its entry in the calibration file
 
@@ -290,6 +291,8 @@ class AdaptiveK:
         self._round += 1
         if self._round <= 2:  # two different k first, so the line has a slope
             k = self.k_start if self._round == 1 else max(1, self.k_start // 2)
+        elif self._round == 3 and self._t0[0] + self._t0_first[0] == 0:
+            k = 0  # and one plain step, timed: what every round is weighed against
         elif self._probe_left:  # the rest of a probe, at the k it started with
             k = self._last
         elif self._plain_left:  # the rest of a look at plain steps
@@ -322,7 +325,8 @@ class AdaptiveK:
         plain = self.round_time(0)
         if plain is None or plain <= 0:
             return float("inf")
-        return LOSS_BUDGET * self._plain_equiv + LOSS_ALLOWANCE * plain - self._excess
+        excess = self._draft_seconds - plain * self._draft_tokens
+        return (LOSS_BUDGET * self._tokens + LOSS_ALLOWANCE) * plain - excess
 
     def probe_cost(self, k: int) -> float:
         """The most a probe at k can cost over the plain steps it replaces: none of its drafts accepted."""
@@ -336,11 +340,10 @@ class AdaptiveK:
         d = self.decay
         self._best = None
         weight = TRACED_WEIGHT if traced else 1.0
-        plain = self.round_time(0)
-        if plain is not None:  # the bounded loss's accounts, at what a plain step costs now
-            self._plain_equiv += plain * (1 + (accepted if drafted else 0))
-            if drafted:
-                self._excess += seconds - plain * (1 + accepted)
+        self._tokens += 1 + (accepted if drafted else 0)  # the bounded loss's accounts (budget_left)
+        if drafted:
+            self._draft_seconds += seconds
+            self._draft_tokens += 1 + accepted
         if drafted == 0:  # a plain step: its time, and nothing about acceptance
             t0 = self._t0 if self._plain_run else self._t0_first
             if t0[0] >= 1.0:  # a spike (the machine busy elsewhere) is not what a step costs

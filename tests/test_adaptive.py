@@ -52,8 +52,12 @@ def test_probes_back_off_while_plain_steps_stay_best_and_drafting_comes_back_whe
         assert h[i : i + PROBE_ROUNDS] == [h[i]] * PROBE_ROUNDS and h[i + PROBE_ROUNDS] == 0
     gaps = [b - a for a, b in zip(starts, starts[1:])]
     first, rest = 4 * ctrl.explore_every, PROBE_ROUNDS - 1  # the next interval counts from a probe's last round
-    assert starts[0] < first and [g - rest for g in gaps[:3]] == [2 * first, 4 * first, 8 * first]
-    assert PROBE_BACKOFF_MAX == 8 and set(gaps[2:]) == {PROBE_BACKOFF_MAX * first + rest}  # doubling, to the cap
+    # The intervals double, to the cap; a probe also waits until the loss budget can pay for it (the opening
+    # rounds spent the allowance here, so the first one comes later than its interval).
+    assert starts[0] >= first
+    assert all(g - rest >= want for g, want in zip(gaps[:3], (2 * first, 4 * first, 8 * first)))
+    assert PROBE_BACKOFF_MAX == 8 and all(g - rest >= PROBE_BACKOFF_MAX * first for g in gaps[2:])
+    assert min(gaps[2:]) - rest < PROBE_BACKOFF_MAX * first + 40  # the budget refills: probes keep coming
     # The text changes: drafts become good. Probes at the cap find it (each accepted draft lifts alpha, which
     # carries the hopeless rounds' evidence until then), and drafting resumes.
     seen = len(h)
@@ -517,7 +521,8 @@ def test_a_generation_starts_from_what_the_last_one_of_the_same_pair_learned():
     feed(first, 60, accept_rate=0.05, t0=4e-3, per_draft=2e-3, base=5e-3)
     assert first.best() == 0
     second = for_pair(target, ModelDrafter(small))  # a new drafter object around the same model
-    assert second.choose() == 0  # no opening rounds at k_start: it already knows drafting does not pay
+    k = second.choose()  # no opening rounds at k_start: it already knows drafting does not pay
+    assert k == 0 or (second._probe_left and k == second.best(least=1))  # (or the probe the first one had due)
     assert second.round_time(0) == pytest.approx(4e-3)
     assert second._fit[0] == pytest.approx(min(4.0, first._fit[0])) and second._t0[0] == pytest.approx(4.0)
     assert second.alpha == pytest.approx(first.alpha, abs=0.15)  # the evidence, shrunk toward the prior
