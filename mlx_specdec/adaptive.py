@@ -61,6 +61,14 @@ drafter's catch-up over the skipped tokens included, so a pair that does not
 pay stops paying to learn that again. A round without drafts says nothing about
 acceptance, so the hazards keep their evidence through a run of plain steps.
 
+From the first generation of a process (a CLI command): a round that traced a
+compiled step (mlx_specdec.traces) counts TRACED_WEIGHT of a round, so the cost
+of a first call never stands for what its kind costs; after the opening rounds
+one plain step is timed; a loss budget (budget_left: LOSS_BUDGET of plain
+decoding's time so far plus LOSS_ALLOWANCE steps) pays for probes and stops
+drafting that loses more than it; and `for_pair` starts from the calibration
+file's entry for the pair (mlx_specdec.calibration), which `finish()` writes.
+
 The rule, in words: draft more while the next draft is likely enough to be
 accepted to pay for its own cost; stop drafting when acceptance collapses.
 """
