@@ -78,6 +78,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 SCHEDULES = ("auto", "heuristic")  # the names k may take besides a fixed integer
+# The draft lengths auto chooses among (up to k_max, which is always one). Every block length a process has not
+# run yet costs a trace of the compiled step (and again each time its buffers grow), about one plain step on
+# the CPU (5M: 5-7 ms against 4.4; SmolLM2: 40-55 ms against 61): a choice among every length up to 16 drifted
+# over four or five of them. E(k) / T(k) is flat near its best, so the rungs cost little.
+LADDER = (1, 2, 3, 4, 6, 8, 12, 16)
 PROBE_BACKOFF_MAX = 8  # while plain steps stay best, probes back off to one in 8x the first interval
 PROBE_ROUNDS = 3  # drafting rounds a probe out of plain steps runs
 SWITCH_MARGIN = 0.1  # the gain in tokens per second that leaving plain steps, or turning to them, must promise
@@ -127,11 +132,13 @@ class AdaptiveK:
     _tokens: int = field(default=0, init=False)
     history: list = field(default_factory=list, init=False, repr=False)  # k chosen per round
     calibration_key: str | None = field(default=None, init=False, repr=False)  # its entry in the calibration file
+    _longest: int = field(default=0, init=False)  # the longest block drafted so far
 
     def __post_init__(self):
         if self.k_max < 1 or not 0 <= self.k_start <= self.k_max:
             raise ValueError(f"need 1 <= k_max and 0 <= k_start <= k_max, got {self.k_max}, {self.k_start}")
         self._probe_every = self._next_probe = 4 * self.explore_every
+        self.ladder = tuple(k for k in LADDER if k < self.k_max) + (self.k_max,)
         n = self.k_max + 1
         self._reach, self._fails = [0.0] * n, [0.0] * n
         self._reach_s, self._fails_s = [[0.0] * n, [0.0] * n], [[0.0] * n, [0.0] * n]
@@ -155,7 +162,7 @@ class AdaptiveK:
         for st in (0, 1):
             self._reach_s[st][:n], self._fails_s[st][:n] = (shrunk(v[st][:n], earlier._reach_s[st][1])
                                                             for v in (earlier._reach_s, earlier._fails_s))
-        self._state = earlier._state
+        self._state, self._longest = earlier._state, earlier._longest
         if self._fit[0] > 0:
             self._round = max(self._round, 2)
         # the probe schedule goes on where the earlier generation left it
@@ -164,7 +171,7 @@ class AdaptiveK:
         self._best = None
 
     _SNAPSHOT = ("_fit", "_t0", "_t0_first", "_succ", "_fail", "_reach", "_fails", "_reach_s", "_fails_s",
-                 "_state", "_probe_every")
+                 "_state", "_probe_every", "_longest")
 
     def snapshot(self) -> dict:
         """The estimates, as plain numbers (what the calibration file keeps)."""
@@ -280,7 +287,10 @@ class AdaptiveK:
             # estimates' memory (1 / (1 - decay) rounds).
             times[0] += self.crossing_time() * (1.0 - self.decay)
         scores = [(e / t if t and t > 0 else 0.0) for e, t in zip(self.expected_tokens_all(), times)]
-        drafting = max(range(max(1, least), self.k_max + 1), key=lambda k: scores[k])
+        # Never more than twice the longest block drafted yet: beyond it E(k) and T(k) are extrapolations
+        # (from two opening rounds, a flat line priced k = 16 like k = 4), and each new length costs a trace.
+        reach = max(self.k_start, 2 * self._longest)
+        drafting = max((k for k in self.ladder if least <= k <= max(least, reach)), key=lambda k: scores[k])
         if least > 0 or scores[0] <= 0:
             return drafting
         # Crossing between plain steps and drafting costs what no round's time holds (a model drafter's
@@ -288,6 +298,12 @@ class AdaptiveK:
         if self._plain_run:
             return drafting if scores[drafting] > (1 + SWITCH_MARGIN) * scores[0] else 0
         return 0 if scores[0] > (1 + SWITCH_MARGIN) * scores[drafting] else drafting
+
+    def _neighbour(self, k: int, up: bool) -> int:
+        """The next rung of the ladder above k (below it at the top), or the one below it (0 under the first)."""
+        if up and k < self.k_max:
+            return next(r for r in self.ladder if r > k)
+        return max((r for r in self.ladder if r < k), default=0)
 
     def _best_now(self) -> int:
         """best(), computed at most once between two updates (update() may need it too)."""
@@ -319,7 +335,7 @@ class AdaptiveK:
             else:
                 self._next_probe = self._round + self._probe_every
                 if self._round % self.explore_every == 0:
-                    k = k + 1 if k < self.k_max and (self._round // self.explore_every) % 2 else k - 1
+                    k = self._neighbour(k, up=(self._round // self.explore_every) % 2 == 1)
                     if k == 0:  # a run of them: one step alone says what the first costs, not the rest
                         self._plain_left = PROBE_ROUNDS - 1
         self._last = k
@@ -362,6 +378,7 @@ class AdaptiveK:
             self._plain_run = True
             return
         self._plain_run = False
+        self._longest = max(self._longest, drafted)
         if self._fit[0] >= 1.0:
             expected = self.round_time(drafted)
             if expected is not None and expected > 0:

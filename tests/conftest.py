@@ -1,6 +1,8 @@
 import mlx_specdec  # noqa: F401  (must come before mlx.core: binds OpenBLAS on Linux)
 
+import atexit
 import os
+import shutil
 import tempfile
 from pathlib import Path
 
@@ -11,7 +13,9 @@ SHIPPED = ROOT / "models"
 
 # k="auto"'s calibration file: the suite (and the commands it runs) never reads or writes the user's own.
 # A test of the file itself points MLX_SPECDEC_CALIBRATION at its own path.
-os.environ["MLX_SPECDEC_CALIBRATION"] = os.path.join(tempfile.mkdtemp(prefix="specdec-calibration-"), "calibration.json")
+_CALIBRATION_DIR = tempfile.mkdtemp(prefix="specdec-calibration-")
+atexit.register(shutil.rmtree, _CALIBRATION_DIR, True)
+os.environ["MLX_SPECDEC_CALIBRATION"] = os.path.join(_CALIBRATION_DIR, "calibration.json")
 
 
 @pytest.fixture(scope="session")
