@@ -154,6 +154,28 @@ def render(result: dict) -> str:
         *markdown_table(head, body), ""])
 
 
+def readme_block(result: dict, rel: str) -> str:
+    """The README's table: per pair and prompt set, auto cold and calibrated against plain and the best k."""
+    h = result["header"]
+    head = ["target", "drafter", "prompt set", "auto, cold", "auto, calibrated", "best fixed k",
+            "cold / best k", "calibrated / best k"]
+    body = []
+    for e in result["pairs"]:
+        s = e["summary"]
+        best = max(s["fixed"], key=s["fixed"].get)
+        body.append([e["target"], e["drafter"], e["set"], f"{s['auto_cold']:.2f}x", f"{s['auto_calibrated']:.2f}x",
+                     f"{s['best_fixed']:.2f}x ({best})", f"{s['auto_cold_of_best']:.2f}",
+                     f"{s['auto_calibrated_of_best']:.2f}"])
+    identical = all(e["summary"]["identical"] for e in result["pairs"])
+    return "\n".join([
+        f"Fresh processes, {h['date']}, {where(h)}, greedy, {h['max_tokens']} new tokens at most, median over "
+        f"{h['prompts']} prompts a set of each process's tokens/s over a `--no-draft` process on the same prompt "
+        f"(best fixed k: of {', '.join(f'k={k}' for k in h['ks'])}, per prompt; its column names the best median)"
+        f"{'; every output identical to plain greedy' if identical else '; SOME OUTPUTS DIFFER FROM PLAIN GREEDY'}. "
+        f"From [`{rel}`]({rel}) (`{h['command']}`).", "",
+        *markdown_table(head, body, right=5)])
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(prog="python -m bench.fresh", description=__doc__.split("\n")[0])
     p.add_argument("--pairs", default=None, help="target:drafter,... (default: every shipped and real-target pair)")

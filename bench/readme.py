@@ -15,6 +15,7 @@ Each figure comes from a committed file, named next to it in the README:
 * ``rollback-table``: the newest ``bench/results/*-rollback-*.json`` (``python -m bench.rollback``), when one is committed.
 * ``sharded-table``: the newest ``bench/results/*-sharded-*.json`` (``python -m bench.sharded``), when one is committed.
 * ``real-targets``: the newest ``bench/results/*-real-<target>.json`` of each real target (``python -m bench.real``).
+* ``fresh-defaults``: the newest ``bench/results/*-fresh.json`` (``python -m bench.fresh``), when one is committed.
 
 tests/test_readme.py checks that the committed README and card equal what this renders.
 """
@@ -44,7 +45,7 @@ def _link(path: Path, root: Path) -> str:
 
 
 # Focused bench modules name their files <date>-<machine>-<kind>[-...].json.
-FOCUSED = ("rollback", "adaptive", "ladder", "sharded", "real")
+FOCUSED = ("rollback", "adaptive", "ladder", "sharded", "real", "fresh")
 
 
 def _focused(name: str) -> bool:
@@ -78,6 +79,11 @@ def adaptive_file(root: Path = ROOT, target: str = "storylm-5m") -> Path | None:
 
 def sharded_file(root: Path = ROOT) -> Path | None:
     found = sorted((root / "bench" / "results").glob("*-sharded-*.json"))
+    return found[-1] if found else None
+
+
+def fresh_file(root: Path = ROOT) -> Path | None:
+    found = sorted((root / "bench" / "results").glob("*-fresh.json"))
     return found[-1] if found else None
 
 
@@ -355,6 +361,11 @@ def render(readme_text: str, root: Path = ROOT) -> str:
         from .real import readme_block as real_block
 
         blocks["real-targets"] = real_block([(json.loads(p.read_text()), _rel(p, root)) for p in real])
+    fresh = fresh_file(root)
+    if fresh is not None:
+        from .fresh import readme_block as fresh_block
+
+        blocks["fresh-defaults"] = fresh_block(json.loads(fresh.read_text()), _rel(fresh, root))
     for name, body in blocks.items():
         readme_text = replace_block(readme_text, name, body)
     return readme_text
