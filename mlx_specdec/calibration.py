@@ -49,7 +49,9 @@ def calibration_path() -> Path | None:
     chosen = os.environ.get("MLX_SPECDEC_CALIBRATION")
     if chosen is not None:
         return None if chosen.strip().lower() in OFF or not chosen.strip() else Path(chosen).expanduser()
-    return Path(os.environ.get("MLX_SPECDEC_CACHE", Path.home() / ".cache" / "mlx-specdec")) / "calibration.json"
+    from .loading import _cache_dir  # (imported here: loading imports this module)
+
+    return _cache_dir() / "calibration.json"
 
 
 def mark_origin(model, folder: Path) -> None:
