@@ -97,6 +97,10 @@ def check_model_config(config: dict, path: Path) -> None:
         raise ModelLoadError(
             f"{str(path)!r} is an MTP head, not a model; pass it as --draft-model (its base model is the --model)"
         )
+    if model_type == "eagle3" or "speculators_model_type" in config or config.get("architectures") == [
+            "LlamaForCausalLMEagle3"]:
+        raise ModelLoadError(f"{str(path)!r} is an EAGLE-3 drafter, not a model; pass it as --draft-model "
+                             "(its target is the --model)")
     if model_type is not None and not isinstance(model_type, str):
         raise ModelLoadError(f"{where}: model_type must be a string, got {model_type!r}")
     arch = config.get("architecture")

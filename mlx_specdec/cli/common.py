@@ -170,10 +170,16 @@ CONFIG_FLAG_HELP = {
     "n_blocks": "transformer blocks per module",
     "depth_decay": "loss weight of depth d is depth_decay**(d-1)",
     "rollout_stride": "depths >= 2 train at every stride-th position",
+    "draft_vocab": "the draft vocabulary: this many of the corpus's most frequent answer tokens",
+    "ttt_steps": "draft steps unrolled in training (the training-time test)",
+    "step_decay": "loss weight of unrolled step j is step_decay**j",
+    "target_layers": "comma-separated 0-based target layers whose outputs the drafter reads (default: EAGLE-3's "
+                     "low, middle and high: 1, L/2-1, L-4)",
+    "intermediate_size": "the drafter's MLP width (default: the target's)",
 }
 
 
-def add_config_flags(p, config_class, defaults: dict | None = None) -> None:
+def add_config_flags(p, config_class, defaults: dict | None = None, helps: dict | None = None) -> None:
     """One flag per field of a trainer config, with its help and default; numbers must be finite, within
     HYPERPARAMETER_RANGES. `defaults` names the fields whose default depends on something else (a preset)."""
     from dataclasses import MISSING, fields
@@ -182,7 +188,7 @@ def add_config_flags(p, config_class, defaults: dict | None = None) -> None:
 
     for f in fields(config_class):
         flag = "--" + f.name.replace("_", "-")
-        text = CONFIG_FLAG_HELP.get(f.name, "")
+        text = {**CONFIG_FLAG_HELP, **(helps or {})}.get(f.name, "")
         if f.type in ("bool", bool):
             p.add_argument(flag, action="store_true", help=text)
             continue

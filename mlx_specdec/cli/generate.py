@@ -210,11 +210,12 @@ def _run_rank(args) -> int:
 
 def _load_drafter(name: str, target, tokenizer, target_name: str, model_here: bool = True):
     """A drafter by name: 'prompt-lookup', an MTP head folder (drafts from the
-    target's own trunk), or a model sharing the target's tokenizer (None where
+    target's own trunk), an EAGLE-3 drafter folder (reads the target's features), or a model sharing the target's tokenizer (None where
     `model_here` is false: a rank of a sharded target that receives rank 0's drafts)."""
     from ..drafters import MTPDrafter, PromptLookupDrafter
     from ..loading import check_pair, load, resolve_model_path
     from ..models.head_store import is_head_folder, load_head
+    from ..models.eagle3_layouts import is_eagle3_folder
     from ..models.native_mtp import is_native_head_folder, load_native_head
 
     if name == "prompt-lookup":
@@ -222,6 +223,11 @@ def _load_drafter(name: str, target, tokenizer, target_name: str, model_here: bo
     path = resolve_model_path(name)
     if path is not None and is_head_folder(path):
         return MTPDrafter(load_head(path, target, tokenizer))
+    if path is not None and is_eagle3_folder(path):  # an EAGLE-3 drafter: ours or a published layout
+        from ..drafters.eagle3 import Eagle3Drafter
+        from ..models.eagle3 import load_eagle3
+
+        return Eagle3Drafter(load_eagle3(path, target))
     if path is not None and is_native_head_folder(path):  # a checkpoint's own MTP layer (convert --mtp-only)
         from ..drafters import NativeMTPDrafter
 

@@ -1,0 +1,196 @@
+"""A chat target's self-distillation corpus: its own answers to the project's instruction set.
+
+    mlx-specdec eagle corpus --target models/real/smollm2-135m-instruct --out runs/smollm2-chat
+
+A feature drafter (EAGLE-3, a block drafter) is trained to predict what its
+target says, so its corpus is the target's own answers: every instruction of
+the train split (`data.instructions`) through the target's chat template,
+answered greedily (what greedy speculative decoding has to match) by mlx-lm's
+`batch_generate` in batches, cut at the end-of-turn token. A few held-out
+instructions are answered too, as the validation split (the bench's held-out
+prompts are the rest of that split; the drafter never trains on them).
+
+Each line of `train.jsonl` / `valid.jsonl` is {"id", "category", "prompt":
+[ids], "answer": [ids]}: token ids, not text, so the trainer sees exactly the
+target's tokens. Batches are appended and flushed as they finish; run the
+command again with the same flags to finish an interrupted corpus (a batch is
+a pure function of the settings and its index). A folder this command did not
+write is never touched.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import numpy as np
+
+from ..errors import SpecDecError
+from .distill import _finished_lines, target_identity
+
+META = "corpus.json"
+FORMAT = "mlx-specdec chat corpus v1"
+SPLITS = ("train", "valid")
+PROG = "mlx-specdec eagle corpus"
+
+
+@dataclass
+class ChatCorpusConfig:
+    target: str
+    out: str
+    limit: int | None = None  # train instructions answered (None: all of the split)
+    valid: int = 48  # held-out instructions answered for validation
+    max_new: int = 256
+    batch_size: int = 32
+    overwrite: bool = False
+    quiet: bool = False
+
+    LOCAL = ("out", "overwrite", "quiet")
+
+    def settings(self) -> dict:
+        return {k: v for k, v in asdict(self).items() if k not in self.LOCAL}
+
+    def validate(self) -> None:
+        for name in ("valid", "max_new", "batch_size"):
+            if getattr(self, name) < 1:
+                raise SpecDecError(f"--{name.replace('_', '-')} must be >= 1, got {getattr(self, name)}")
+        if self.limit is not None and self.limit < 1:
+            raise SpecDecError(f"--limit must be >= 1, got {self.limit}")
+
+
+def chat_ids(tokenizer, text: str) -> list[int]:
+    """One user turn through the target's chat template, ready for the answer."""
+    if not getattr(tokenizer, "has_chat_template", False):
+        raise SpecDecError("the target's tokenizer has no chat template; a chat corpus needs a chat model")
+    return list(tokenizer.apply_chat_template([{"role": "user", "content": text}], add_generation_prompt=True))
+
+
+def records(cfg: ChatCorpusConfig, split: str) -> list[dict]:
+    from ..data import instructions
+
+    if split == "train":
+        rows = instructions.load("train")
+        return rows[: cfg.limit] if cfg.limit else rows
+    return instructions.load("heldout")[: cfg.valid]
+
+
+def _open_folder(cfg: ChatCorpusConfig, meta: dict) -> None:
+    out = Path(cfg.out)
+    ours = [META, "README.md"] + [f"{s}{x}" for s in SPLITS for x in (".jsonl", ".jsonl.partial")]
+    if out.exists() and not out.is_dir():
+        raise SpecDecError(f"--out {cfg.out!r} is an existing file; choose a new folder")
+    if out.is_dir() and any(out.iterdir()):
+        if not (out / META).is_file():
+            raise SpecDecError(f"--out {cfg.out!r} exists and was not written by {PROG}; choose a new folder")
+        old = json.loads((out / META).read_text())
+        if {k: old.get(k) for k in ("settings", "target", "instructions")} != \
+                {k: meta[k] for k in ("settings", "target", "instructions")}:
+            if not cfg.overwrite:
+                raise SpecDecError(f"--out {cfg.out!r} holds a corpus made with other settings, target or "
+                                   "instruction set; pass --overwrite to replace it, or choose a new folder")
+            for name in ours:
+                (out / name).unlink(missing_ok=True)
+    out.mkdir(parents=True, exist_ok=True)
+    tmp = out / (META + ".tmp")
+    tmp.write_text(json.dumps(meta, indent=2) + "\n")
+    os.replace(tmp, out / META)
+
+
+def answer_batch(model, tokenizer, prompts: list[list[int]], max_new: int) -> list[list[int]]:
+    """The target's greedy answers (mlx-lm's batch_generate), each cut before its end-of-turn token."""
+    from mlx_lm.generate import batch_generate
+
+    return [list(ids) for ids in batch_generate(model, tokenizer, prompts, max_tokens=max_new,
+                                                return_token_ids=True).token_ids]
+
+
+def write_corpus(cfg: ChatCorpusConfig, say=print) -> dict:
+    """Write (or finish) the corpus folder; returns its corpus.json."""
+    from ..data import instructions
+    from ..loading import load
+
+    cfg.validate()
+    identity = target_identity(cfg.target)
+    model, tokenizer = load(cfg.target)
+    meta = {"format": FORMAT, "settings": cfg.settings(), "target": identity,
+            "instructions": {"version": instructions.VERSION}, "command": command(cfg)}
+    _open_folder(cfg, meta)
+    out = Path(cfg.out)
+    counts = {}
+    for split in SPLITS:
+        final, partial = out / f"{split}.jsonl", out / f"{split}.jsonl.partial"
+        todo = records(cfg, split)
+        if final.is_file():
+            counts[split] = {"answers": _finished_lines(final)}
+            continue
+        have = _finished_lines(partial)
+        t0, tokens = time.time(), 0
+        with open(partial, "a", encoding="utf-8") as f:
+            for start in range(have, len(todo), cfg.batch_size):
+                batch = todo[start : start + cfg.batch_size]
+                prompts = [chat_ids(tokenizer, r["text"]) for r in batch]
+                answers = answer_batch(model, tokenizer, prompts, cfg.max_new)
+                for r, p, a in zip(batch, prompts, answers):
+                    f.write(json.dumps({"id": r["id"], "category": r["category"], "prompt": p, "answer": a}) + "\n")
+                    tokens += len(a)
+                f.flush()
+                os.fsync(f.fileno())
+                if not cfg.quiet:
+                    rate = tokens / max(time.time() - t0, 1e-9)
+                    say(f"{split}: {start + len(batch):,}/{len(todo):,} answers, {tokens:,} tokens, "
+                        f"{rate:,.0f} tokens/s")
+        os.replace(partial, final)
+        counts[split] = {"answers": len(todo)}
+    meta["complete"] = counts
+    tmp = out / (META + ".tmp")
+    tmp.write_text(json.dumps(meta, indent=2) + "\n")
+    os.replace(tmp, out / META)
+    (out / "README.md").write_text(readme(cfg, meta))
+    if not cfg.quiet:
+        say(f"wrote {out}: {counts['train']['answers']:,} train and {counts['valid']['answers']:,} valid answers")
+    return meta
+
+
+def read_corpus(folder, split: str) -> list[dict]:
+    """The records of a finished split."""
+    path = Path(folder) / f"{split}.jsonl"
+    if not (Path(folder) / META).is_file():
+        raise SpecDecError(f"{str(folder)!r} is not a chat corpus ({META} missing); write one with {PROG}")
+    if not path.is_file():
+        raise SpecDecError(f"{str(path)!r} is missing: the corpus is unfinished; run {PROG} again to finish it")
+    with open(path, encoding="utf-8") as f:
+        return [json.loads(line) for line in f]
+
+
+def corpus_target(folder) -> dict:
+    return json.loads((Path(folder) / META).read_text())["target"]
+
+
+def token_counts(rows: list[dict], vocab_size: int) -> np.ndarray:
+    """How often each target token occurs in the answers (what a drafter drafts)."""
+    counts = np.zeros(vocab_size, np.int64)
+    for r in rows:
+        np.add.at(counts, np.asarray(r["answer"], np.int64), 1)
+    return counts
+
+
+def command(cfg: ChatCorpusConfig) -> str:
+    defaults = asdict(ChatCorpusConfig(target="", out=""))
+    flags = [f"--target {cfg.target}", f"--out {cfg.out}"]
+    flags += [f"--{k.replace('_', '-')} {v}" for k, v in cfg.settings().items()
+              if k != "target" and v != defaults[k] and v is not None]
+    return " ".join([PROG] + flags)
+
+
+def readme(cfg: ChatCorpusConfig, meta: dict) -> str:
+    from ..data import instructions
+
+    c = meta["complete"]
+    return (f"# A chat corpus written by {cfg.target}\n\n"
+            f"{c['train']['answers']:,} train and {c['valid']['answers']:,} valid records: the target's greedy "
+            f"answers (up to {cfg.max_new} tokens) to the instruction set version {instructions.VERSION} "
+            f"(`mlx_specdec/data/instructions`), through its chat template. Token ids, one record a line.\n\n"
+            f"Written with:\n\n```\n{meta['command']}\n```\n")

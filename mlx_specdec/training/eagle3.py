@@ -1,0 +1,346 @@
+"""Train an EAGLE-3 drafter for a frozen target, on the shared loop, from the target's own answers.
+
+    mlx-specdec eagle corpus --target models/real/smollm2-135m-instruct --out runs/smollm2-chat
+    mlx-specdec eagle train --base models/real/smollm2-135m-instruct --corpus runs/smollm2-chat \\
+        --out models/smollm2-135m-eagle3 --time-budget-min 60
+
+Each training row is one conversation of the corpus (the instruction through
+the chat template, then the target's answer), cut or padded to --seq-len. The
+frozen target runs over the row inside the compiled step and gives both what
+the drafter reads (its `target_layers` outputs) and what it must predict (the
+target's next-token distribution, restricted to the draft vocabulary).
+
+The training-time test (EAGLE-3): the drafter is unrolled --ttt-steps steps
+the way it drafts. Step 0 at anchor t reads (fc(f_t), x_{t+1}) and predicts
+the target's distribution at t+1; step j reads (its own step j-1 output at t,
+x_{t+1+j}) at position t+j and predicts the target's distribution at t+1+j.
+A step-j query attends to the true rows (step 0) at anchors <= t and to the
+rows of steps 1..j at its own anchor t only, which is what the drafter's cache
+holds at inference when it drafts j tokens past a verified position t. Step j's
+loss weighs --step-decay**j; only positions whose next token is part of the
+answer count.
+
+Validation reports, per step, how often the drafter's top-1 equals the
+target's (acc_1..acc_n): since the answers are the target's own greedy
+tokens, that is greedy acceptance at draft depth j given the drafts before it
+were accepted.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import mlx.core as mx
+import mlx.nn as nn
+import numpy as np
+
+from ..errors import IncompatibleModelsError, SpecDecError
+from ..features import capture, tap
+from ..model_info import model_vocab_size
+from ..models.eagle3 import Eagle3Config, Eagle3Model, default_target_layers
+from . import loop
+from .chat_corpus import corpus_target, read_corpus, token_counts
+from .distill import target_identity
+
+PROG = "mlx-specdec eagle train"
+CURVES = "curves.csv"
+
+
+@dataclass
+class Eagle3TrainConfig(loop.RunConfig):
+    base: str = ""  # the target's folder
+    corpus: str = ""  # a chat corpus folder (training.chat_corpus)
+    draft_vocab: int = 8192
+    ttt_steps: int = 4
+    step_decay: float = 0.8
+    target_layers: str | None = None  # "1,14,26": 0-based layers whose outputs are read; None: EAGLE-3's choice
+    intermediate_size: int | None = None  # None: the target's
+    seq_len: int = 384
+    batch_size: int = 8
+    lr: float = 1e-3
+    warmup: int = 50
+    weight_decay: float = 0.0
+    eval_every: int = 100
+    eval_rows: int = 48
+    ckpt_every: int = 50
+
+    LOCAL = loop.RunConfig.LOCAL
+
+    def validate(self) -> None:
+        super().validate()
+        if not self.base or not self.corpus:
+            raise SpecDecError("give --base (the target's folder) and --corpus (a chat corpus folder)")
+        for name in ("draft_vocab", "ttt_steps"):
+            if getattr(self, name) < 1:
+                raise SpecDecError(f"--{name.replace('_', '-')} must be >= 1, got {getattr(self, name)}")
+        if not 0 < self.step_decay <= 1:
+            raise SpecDecError(f"--step-decay must be in (0, 1], got {self.step_decay}")
+        if self.seq_len < self.ttt_steps + 2:
+            raise SpecDecError(f"--seq-len must be >= ttt-steps + 2 = {self.ttt_steps + 2}, got {self.seq_len}")
+
+    def layers(self, n_layers: int) -> tuple[int, ...]:
+        if self.target_layers is None:
+            return default_target_layers(n_layers)
+        try:
+            layers = tuple(int(s) for s in str(self.target_layers).split(","))
+        except ValueError:
+            raise SpecDecError(f"--target-layers must be comma-separated layer indices, got {self.target_layers!r}")
+        bad = [i for i in layers if not 0 <= i < n_layers]
+        if bad:
+            raise SpecDecError(f"--target-layers {bad[0]} is not a layer of this {n_layers}-layer target")
+        return layers
+
+    def default_run_dir(self) -> Path:
+        return Path("runs") / (Path(self.out).name if self.out else Path(self.base).name + "-eagle3")
+
+
+def cfg_command(cfg: Eagle3TrainConfig) -> str:
+    return loop.cfg_command(cfg, PROG, asdict(Eagle3TrainConfig()), always=("base", "corpus"))
+
+
+# ---------------------------------------------------------------- data
+
+
+def conversation_rows(records: list[dict], seq_len: int) -> np.ndarray:
+    """(N, 2, seq_len) int32: token ids, and 1 where the target's prediction at the position is what the drafter
+    learns: from the last prompt token (which predicts the answer's first) to the answer's last token (which
+    predicts the end of the turn, or the answer's continuation where max_new cut it)."""
+    out = np.zeros((len(records), 2, seq_len), np.int32)
+    for i, r in enumerate(records):
+        ids = (r["prompt"] + r["answer"])[:seq_len]
+        out[i, 0, : len(ids)] = ids
+        out[i, 1, max(len(r["prompt"]) - 1, 0) : len(ids)] = 1
+    return out
+
+
+def draft_vocabulary(records: list[dict], vocab_size: int, size: int, always=()) -> np.ndarray:
+    """The `size` most frequent answer tokens (ties by id), with `always` (end-of-turn ids) in: sorted target ids."""
+    counts = token_counts(records, vocab_size).astype(np.float64)
+    counts[list(always)] = np.inf
+    order = np.lexsort((np.arange(vocab_size), -counts))
+    return np.sort(order[:size]).astype(np.int32)
+
+
+# ---------------------------------------------------------------- the target's side
+
+
+def target_pass(target, layers: tuple[int, ...], ids: mx.array, vocab: mx.array):
+    """(features (B, T, L * H), the target's log-probabilities over the draft vocabulary (B, T, Vd), its top-1
+    over the whole vocabulary (B, T)); no gradient reaches the target."""
+    with capture() as sink:
+        logits = target(ids)
+    feats = mx.concatenate([sink[i] for i in layers], axis=-1)
+    logits = logits.astype(mx.float32)
+    top = mx.argmax(logits, axis=-1)
+    logp = nn.log_softmax(logits[..., vocab], axis=-1)
+    return mx.stop_gradient(feats), mx.stop_gradient(logp), top
+
+
+# ---------------------------------------------------------------- the training-time test
+
+
+def _heads(x, proj, n):
+    b, t, _ = x.shape
+    return proj(x).reshape(b, t, n, -1).transpose(0, 2, 1, 3)
+
+
+def unroll(model: Eagle3Model, feats: mx.array, ids: mx.array, steps: int) -> list[mx.array]:
+    """Draft-vocabulary logits of each TTT step, (B, T-1, Vd) at anchors t = 0..T-2 (see the module docstring)."""
+    layer, attn, cfg = model.midlayer, model.midlayer.self_attn, model.config
+    T = ids.shape[1]
+    anchors = T - 1
+    rep = cfg.num_attention_heads // cfg.num_key_value_heads
+    hidden = model.fuse(feats[:, :anchors])
+    causal = mx.arange(anchors)[:, None] >= mx.arange(anchors)[None]
+    keys, values, out = [], [], []
+    for j in range(steps):
+        tokens = ids[:, 1 + j : 1 + j + anchors]
+        if tokens.shape[1] < anchors:  # past the row's end: padding (masked out of the loss)
+            tokens = mx.pad(tokens, [(0, 0), (0, anchors - tokens.shape[1])])
+        emb = model.embed(tokens).astype(hidden.dtype)
+        normed = layer.hidden_norm(hidden)
+        residual = normed if layer.norm_before_residual else hidden
+        x = mx.concatenate([layer.input_layernorm(emb), normed], axis=-1)
+        q = attn.rope(_heads(x, attn.q_proj, attn.n_heads), offset=j)
+        k = attn.rope(_heads(x, attn.k_proj, attn.n_kv_heads), offset=j)
+        v = _heads(x, attn.v_proj, attn.n_kv_heads)
+        keys.append(mx.repeat(k, rep, axis=1) if rep > 1 else k)
+        values.append(mx.repeat(v, rep, axis=1) if rep > 1 else v)
+        scores = [mx.where(causal, (q @ keys[0].transpose(0, 1, 3, 2)) * attn.scale, -mx.inf)]
+        scores += [((q * kk).sum(axis=-1) * attn.scale)[..., None] for kk in keys[1:]]  # own anchor only
+        weights = mx.softmax(mx.concatenate(scores, axis=-1).astype(mx.float32), axis=-1).astype(q.dtype)
+        mixed = weights[..., :anchors] @ values[0]
+        for i, vv in enumerate(values[1:]):
+            mixed = mixed + weights[..., anchors + i : anchors + i + 1] * vv
+        b = mixed.shape[0]
+        h = residual + attn.o_proj(mixed.transpose(0, 2, 1, 3).reshape(b, anchors, -1))
+        h = h + layer.mlp(layer.post_attention_layernorm(h))
+        out.append(model.lm_head(model.norm(h)))
+        hidden = h
+    return out
+
+
+def step_targets(logp: mx.array, mask: mx.array, top: mx.array, j: int, anchors: int):
+    """What step j at anchors 0..anchors-1 predicts: the target at positions t+1+j (zero-padded past the end)."""
+    sl = slice(1 + j, 1 + j + anchors)
+    lp, m, tp = logp[:, sl], mask[:, sl], top[:, sl]
+    short = anchors - lp.shape[1]
+    if short:
+        lp = mx.pad(lp, [(0, 0), (0, short), (0, 0)])
+        m = mx.pad(m, [(0, 0), (0, short)])
+        tp = mx.pad(tp, [(0, 0), (0, short)])
+    return lp, m.astype(mx.float32), tp
+
+
+def ttt_loss(model: Eagle3Model, target, layers, vocab, x: mx.array, steps: int, decay: float):
+    """(weighted loss, per-step losses): soft cross-entropy against the target over the draft vocabulary."""
+    ids, mask = x[:, 0], x[:, 1]
+    feats, logp, top = target_pass(target, layers, ids, vocab)
+    anchors = ids.shape[1] - 1
+    losses = []
+    for j, logits in enumerate(unroll(model, feats, ids, steps)):
+        lp, m, _ = step_targets(logp, mask, top, j, anchors)
+        ce = -(mx.exp(lp) * nn.log_softmax(logits.astype(mx.float32), axis=-1)).sum(axis=-1)
+        losses.append((ce * m).sum() / mx.maximum(m.sum(), 1.0))
+    weights = [decay**j for j in range(steps)]
+    return sum(w * l for w, l in zip(weights, losses)) / sum(weights), mx.stack(losses)
+
+
+def evaluate(model: Eagle3Model, target, layers, vocab, rows: np.ndarray, steps: int, batch_size: int) -> dict:
+    """Per step: the soft loss and how often the drafter's top-1 (as a target id) is the target's top-1."""
+    d2t = model.draft_to_target
+    sums = np.zeros((steps, 3))  # loss * n, agreements, n
+    for i in range(0, len(rows), batch_size):
+        x = mx.array(rows[i : i + batch_size])
+        ids, mask = x[:, 0], x[:, 1]
+        feats, logp, top = target_pass(target, layers, ids, vocab)
+        anchors = ids.shape[1] - 1
+        for j, logits in enumerate(unroll(model, feats, ids, steps)):
+            lp, m, tp = step_targets(logp, mask, top, j, anchors)
+            ce = -(mx.exp(lp) * nn.log_softmax(logits.astype(mx.float32), axis=-1)).sum(axis=-1)
+            agree = (d2t[mx.argmax(logits, axis=-1)] == tp).astype(mx.float32)
+            sums[j] += [(ce * m).sum().item(), (agree * m).sum().item(), m.sum().item()]
+    n = np.maximum(sums[:, 2], 1)
+    out = {f"valid_loss_{j + 1}": sums[j, 0] / n[j] for j in range(steps)}
+    out.update({f"acc_{j + 1}": sums[j, 1] / n[j] for j in range(steps)})
+    out["valid_loss"] = float(np.average(sums[:, 0] / n, weights=[0.8**j for j in range(steps)]))
+    return out
+
+
+class Eagle3Task(loop.Task):
+    label = "eagle3"
+    curves = CURVES
+    prefix = "drafter"
+
+    def __init__(self, cfg: Eagle3TrainConfig, target, draft_config: Eagle3Config, vocab: np.ndarray,
+                 valid_rows: np.ndarray):
+        self.cfg, self.target, self.draft_config, self.valid_rows = cfg, target, draft_config, valid_rows
+        self.vocab = mx.array(vocab)
+        self.layers = draft_config.target_layers
+        self.tokens_per_step = cfg.batch_size * cfg.seq_len
+        steps = cfg.ttt_steps
+        self.fields = (["step", "tokens", "train_loss"] + [f"train_loss_{j + 1}" for j in range(steps)]
+                       + ["valid_loss"] + [f"acc_{j + 1}" for j in range(steps)] + ["lr", "tokens_per_s", "elapsed_s"])
+        self.reset()
+
+    def reset(self) -> None:
+        mx.random.seed(self.cfg.seed)
+        self.module = Eagle3Model(self.draft_config)
+        self.module.d2t = self.vocab - mx.arange(self.vocab.shape[0], dtype=mx.int32)
+        self.module.freeze(keys=["d2t"])
+        self.module.bind_embedding(self.target.model.embed_tokens)
+        mx.eval(self.module.parameters())
+
+    def loss(self, module, x):
+        return ttt_loss(module, self.target, self.layers, self.vocab, x, self.cfg.ttt_steps, self.cfg.step_decay)
+
+    def batch(self, rows: np.ndarray) -> mx.array:
+        return mx.array(rows)
+
+    def evaluate(self, final: bool = False) -> dict:
+        return evaluate(self.module, self.target, self.layers, self.vocab, self.valid_rows, self.cfg.ttt_steps,
+                        self.cfg.batch_size)
+
+    def train_columns(self, loss: float, terms: np.ndarray) -> dict:
+        return {"train_loss": loss, **{f"train_loss_{j + 1}": float(t) for j, t in enumerate(terms)}}
+
+    def info(self, train: dict, valid: dict) -> str:
+        text = f"loss {train['train_loss']:.3f}"
+        if valid:
+            text += " | acc " + " ".join(f"{valid[f'acc_{j + 1}']:.0%}" for j in range(self.cfg.ttt_steps))
+        return text
+
+    def meta(self) -> dict:
+        return dict(architecture=self.draft_config.to_dict())
+
+    def checkpoint_arrays(self) -> dict:
+        return {"d2t": self.module.d2t}
+
+
+def draft_config_for(target, cfg: Eagle3TrainConfig, vocab_size: int) -> Eagle3Config:
+    a = target.args
+    hidden = a.hidden_size
+    return Eagle3Config(
+        hidden_size=hidden, intermediate_size=cfg.intermediate_size or a.intermediate_size,
+        num_attention_heads=a.num_attention_heads, num_key_value_heads=a.num_key_value_heads,
+        head_dim=getattr(a, "head_dim", None) or hidden // a.num_attention_heads,
+        vocab_size=vocab_size, draft_vocab_size=min(cfg.draft_vocab, vocab_size),
+        target_layers=cfg.layers(len(target.layers)), target_hidden_size=hidden,
+        rms_norm_eps=getattr(a, "rms_norm_eps", 1e-5), rope_theta=getattr(a, "rope_theta", 10000.0),
+        max_position_embeddings=getattr(a, "max_position_embeddings", None) or 8192)
+
+
+def train(cfg: Eagle3TrainConfig, target=None, tokenizer=None, invocation: str | None = None) -> dict:
+    """Train (or resume) an EAGLE-3 drafter; writes cfg.out (a drafter folder) when set. Returns a summary."""
+    from ..loading import load
+    from ..models.eagle3 import save_eagle3
+
+    cfg.validate()
+    run_dir = Path(cfg.run_dir) if cfg.run_dir else cfg.default_run_dir()
+    say = (lambda m: None) if cfg.quiet else (lambda m: print(m, flush=True))
+    identity = target_identity(cfg.base)
+    if corpus_target(cfg.corpus) != identity:
+        raise IncompatibleModelsError(f"--corpus {cfg.corpus!r} was written by another target than --base {cfg.base!r}")
+    meta = loop.open_run(cfg, run_dir, protect={"--base": cfg.base, "--corpus": cfg.corpus},
+                         required={"target": dict})
+    if meta is not None and meta["target"] != identity:
+        raise IncompatibleModelsError(f"--resume: the checkpoint was trained for another target than {cfg.base}")
+    if target is None:
+        target, tokenizer = load(cfg.base)
+    tap(target, cfg.layers(len(target.layers)))
+    train_records, valid_records = read_corpus(cfg.corpus, "train"), read_corpus(cfg.corpus, "valid")
+    vocab_size = model_vocab_size(target)
+    eos = list(getattr(tokenizer, "eos_token_ids", None) or [])
+    vocab = (np.asarray(meta["vocab"], np.int32) if meta is not None
+             else draft_vocabulary(train_records, vocab_size, min(cfg.draft_vocab, vocab_size), eos))
+    draft_config = draft_config_for(target, cfg, vocab_size)
+    train_rows = conversation_rows(train_records, cfg.seq_len)
+    valid_rows = conversation_rows(valid_records, cfg.seq_len)[: cfg.eval_rows]
+    if len(train_rows) < cfg.batch_size:
+        raise SpecDecError(f"the corpus has {len(train_rows)} conversations; need at least --batch-size {cfg.batch_size}")
+    task = Eagle3Task(cfg, target, draft_config, vocab, valid_rows)
+    covered = token_counts(train_records, vocab_size)
+    coverage = covered[vocab].sum() / max(covered.sum(), 1)
+    say(f"EAGLE-3 drafter for {cfg.base}: target layers {list(draft_config.target_layers)}, draft vocabulary "
+        f"{len(vocab):,} ({coverage:.1%} of answer tokens), {len(train_rows):,} conversations of <= {cfg.seq_len} "
+        f"tokens, {cfg.ttt_steps} TTT steps")
+    summary = loop.run(task, cfg, run_dir=run_dir, train_rows=train_rows, meta=meta, say=say,
+                       invocation=invocation or cfg_command(cfg),
+                       base_meta=dict(target=identity, vocab=vocab.tolist(), coverage=float(coverage)))
+    summary["coverage"] = float(coverage)
+    if cfg.out:
+        card = dict(target=cfg.base, corpus=cfg.corpus, conversations=len(train_rows), steps=summary["steps"],
+                    tokens_seen=summary["tokens_seen"], wall_time_s=summary["wall_time_s"], machine=loop.machine(),
+                    command=summary["invocation"], coverage=float(coverage),
+                    acceptance={k: round(float(summary[k]), 4) for k in summary if k.startswith("acc_")})
+        save_eagle3(task.module, cfg.out, target_name=Path(cfg.base).name, target=identity, card=card,
+                    curves=run_dir / CURVES, overwrite=cfg.overwrite)
+        say(f"saved {cfg.out}")
+    summary["drafter"] = task.module
+    return summary
+
+
+def corpus_summary(folder) -> dict:
+    return json.loads((Path(folder) / "corpus.json").read_text())
