@@ -59,8 +59,10 @@ class Eagle3Config:
     rope_theta: float = 10000.0
     rope_scaling: dict | None = None
     max_position_embeddings: int = 8192
-    norm_before_residual: bool = False
-    norm_before_fc: bool = False  # an RMSNorm over each target feature before fc (Speculators' option)
+    norm_before_residual: bool = False  # the residual is hidden_norm(g), not g (Speculators' option)
+    norm_before_fc: bool = False  # one RMSNorm over the concatenated features before fc (`input_norm`, Speculators)
+    fc_norm: bool = False  # an RMSNorm per target feature before fc (`fc_norm.{i}`, Eagle-3.1)
+    norm_output: bool = False  # the next step is fed norm(o_t), not o_t (Speculators' Eagle-3.1 option)
     extra: dict = field(default_factory=dict)  # what a loaded layout said beyond these (kept for the card)
 
     def __post_init__(self):
@@ -148,8 +150,13 @@ class Eagle3Model(nn.Module):
         super().__init__()
         self.config = cfg
         n_feats = len(cfg.target_layers)
+        if cfg.norm_before_fc and cfg.fc_norm:
+            raise SpecDecError("norm_before_fc and fc_norm exclude each other (one norm over the concatenation, "
+                               "or one per feature)")
         if cfg.norm_before_fc:
-            self.fc_norms = [nn.RMSNorm(cfg.target_hidden_size, eps=cfg.rms_norm_eps) for _ in range(n_feats)]
+            self.input_norm = nn.RMSNorm(n_feats * cfg.target_hidden_size, eps=cfg.rms_norm_eps)
+        if cfg.fc_norm:
+            self.fc_norm = [nn.RMSNorm(cfg.target_hidden_size, eps=cfg.rms_norm_eps) for _ in range(n_feats)]
         self.fc = nn.Linear(n_feats * cfg.target_hidden_size, cfg.hidden_size, bias=False)
         self.midlayer = Eagle3Layer(cfg)
         self.norm = nn.RMSNorm(cfg.hidden_size, eps=cfg.rms_norm_eps)
@@ -182,17 +189,21 @@ class Eagle3Model(nn.Module):
     def fuse(self, features: mx.array) -> mx.array:
         """(..., L * target_hidden) target features -> (..., H): what stands in the hidden slot at a verified position."""
         if self.config.norm_before_fc:
-            parts = mx.split(features, len(self.fc_norms), axis=-1)
-            features = mx.concatenate([n(p) for n, p in zip(self.fc_norms, parts)], axis=-1)
+            features = self.input_norm(features)
+        if self.config.fc_norm:
+            parts = mx.split(features, len(self.fc_norm), axis=-1)
+            features = mx.concatenate([n(p) for n, p in zip(self.fc_norm, parts)], axis=-1)
         return self.fc(features)
 
     def __call__(self, tokens: mx.array, hidden: mx.array, cache=None):
         """(B, T) next tokens and (B, T, H) hidden slots (fused features or the layer's own outputs)
-        -> (draft-vocabulary logits (B, T, Vd), the layer's outputs (B, T, H): the next step's hidden slots)."""
+        -> (draft-vocabulary logits (B, T, Vd), the next step's hidden slots (B, T, H): the layer's outputs, normed
+        with `norm_output`)."""
         emb = self.embed(tokens).astype(hidden.dtype)
         mask = create_attention_mask(hidden, cache)
         out = self.midlayer(emb, hidden, mask=mask, cache=cache)
-        return self.lm_head(self.norm(out)), out
+        normed = self.norm(out)
+        return self.lm_head(normed), (normed if self.config.norm_output else out)
 
     def full_logits(self, draft_logits: mx.array) -> mx.array:
         """Draft-vocabulary logits (..., Vd) scattered onto the target's vocabulary, -inf elsewhere: a draft
@@ -257,7 +268,7 @@ def load_eagle3(path, target=None) -> Eagle3Model:
     from .eagle3_layouts import read_published
 
     path = Path(path)
-    published = read_published(path)
+    published = read_published(path, len(getattr(target, "layers", ())) or None if target is not None else None)
     if published is not None:
         cfg, weights = published
     else:

@@ -20,6 +20,7 @@ write is never touched.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import time
@@ -71,10 +72,10 @@ def chat_ids(tokenizer, text: str) -> list[int]:
 def records(cfg: ChatCorpusConfig, split: str) -> list[dict]:
     from ..data import instructions
 
-    if split == "train":
-        rows = instructions.load("train")
-        return rows[: cfg.limit] if cfg.limit else rows
-    return instructions.load("heldout")[: cfg.valid]
+    # In a fixed order by hash of the id, so a --limit (or --valid) takes every category, not the file's first.
+    rows = sorted(instructions.load("train" if split == "train" else "heldout"),
+                  key=lambda r: hashlib.sha256(r["id"].encode()).hexdigest())
+    return rows[: cfg.limit if split == "train" else cfg.valid]
 
 
 def _open_folder(cfg: ChatCorpusConfig, meta: dict) -> None:

@@ -177,8 +177,9 @@ def unroll(model: Eagle3Model, feats: mx.array, ids: mx.array, steps: int) -> li
         b = mixed.shape[0]
         h = residual + attn.o_proj(mixed.transpose(0, 2, 1, 3).reshape(b, anchors, -1))
         h = h + layer.mlp(layer.post_attention_layernorm(h))
-        out.append(model.lm_head(model.norm(h)))
-        hidden = h
+        normed = model.norm(h)
+        out.append(model.lm_head(normed))
+        hidden = normed if cfg.norm_output else h
     return out
 
 
