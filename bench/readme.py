@@ -15,6 +15,7 @@ Each figure comes from a committed file, named next to it in the README:
 * ``rollback-table``: the newest ``bench/results/*-rollback-*.json`` (``python -m bench.rollback``), when one is committed.
 * ``sharded-table``: the newest ``bench/results/*-sharded-*.json`` (``python -m bench.sharded``), when one is committed.
 * ``real-targets``: the newest ``bench/results/*-real-<target>.json`` of each real target (``python -m bench.real``).
+* ``eagle3``: the newest ``bench/results/*-eagle3-<target>.json`` of each target (``python -m bench.real --eagle3``).
 * ``fresh-defaults``: the newest ``bench/results/*-fresh.json`` (``python -m bench.fresh``), when one is committed.
 
 tests/test_readme.py checks that the committed README and card equal what this renders.
@@ -45,7 +46,7 @@ def _link(path: Path, root: Path) -> str:
 
 
 # Focused bench modules name their files <date>-<machine>-<kind>[-...].json.
-FOCUSED = ("rollback", "adaptive", "ladder", "sharded", "real", "fresh")
+FOCUSED = ("rollback", "adaptive", "ladder", "sharded", "real", "fresh", "eagle3")
 
 
 def _focused(name: str) -> bool:
@@ -97,6 +98,14 @@ def real_files(root: Path = ROOT) -> list[Path]:
         newest[path.stem.split("-real-", 1)[1]] = path
     order = sorted(newest, key=lambda t: (TARGETS.index(t) if t in TARGETS else len(TARGETS), t))
     return [newest[t] for t in order]
+
+
+def eagle3_files(root: Path = ROOT) -> list[Path]:
+    """The newest `bench.real --eagle3` results of each target (names end in -eagle3-<target>.json)."""
+    newest = {}
+    for path in sorted((root / "bench" / "results").glob("*-eagle3-*.json")):
+        newest[path.stem.split("-eagle3-", 1)[1]] = path
+    return [newest[t] for t in sorted(newest)]
 
 
 def card_table(text: str, heading: str) -> list[list[str]]:
@@ -361,6 +370,11 @@ def render(readme_text: str, root: Path = ROOT) -> str:
         from .real import readme_block as real_block
 
         blocks["real-targets"] = real_block([(json.loads(p.read_text()), _rel(p, root)) for p in real])
+    eagle3 = eagle3_files(root)
+    if eagle3:
+        from .real import readme_block as real_block
+
+        blocks["eagle3"] = real_block([(json.loads(p.read_text()), _rel(p, root)) for p in eagle3])
     fresh = fresh_file(root)
     if fresh is not None:
         from .fresh import readme_block as fresh_block

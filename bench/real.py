@@ -33,7 +33,9 @@ against a 4-bit llama.cpp one) are recorded in the file, never compared in the t
 
 Writes ``<out>/<date>-<machine>-real-<target>.{json,md}``; the README's
 `real-targets` block is rendered from the newest file of each target
-(`python -m bench.readme`).
+(`python -m bench.readme`). With --eagle3 FOLDER the drafter's rows join at
+every k, with its acceptance per draft position and its step cost, into
+``...-eagle3-<target>.{json,md}`` (the README's `eagle3` block).
 """
 
 from __future__ import annotations
@@ -135,9 +137,9 @@ def prompt_ids(tok, set_name: str, n: int | None = None) -> tuple[str, list[dict
 
 # ---------------------------------------------------------------- the systems (stopping at eos)
 
-def build(target, eos: set[int], ks: list, with_mlx_lm: bool = True) -> list:
+def build(target, eos: set[int], ks: list, with_mlx_lm: bool = True, eagle3=None) -> list:
     """bench.systems' rows, greedy, every generation stopping at an eos id: plain ours, mlx-lm's
-    generate_step, prompt lookup at each k."""
+    generate_step, prompt lookup at each k, and an EAGLE-3 drafter (`eagle3`, a loaded Eagle3Model) at each k."""
     import mlx.core as mx
 
     from mlx_specdec.drafters import PromptLookupDrafter
@@ -167,9 +169,9 @@ def build(target, eos: set[int], ks: list, with_mlx_lm: bool = True) -> list:
 
         return run
 
-    def lookup(k):
+    def lookup(k, make=PromptLookupDrafter):
         def run(prompt, max_tokens, seed):
-            stats, drafter = SpecStats(), PromptLookupDrafter()  # a fresh drafter, outside the clock
+            stats, drafter = SpecStats(), make()  # a fresh drafter, outside the clock
 
             def go():
                 return [t for e in speculative_stream(target, drafter, prompt, max_tokens, k=k, eos_id=eos, stats=stats)
@@ -186,7 +188,61 @@ def build(target, eos: set[int], ks: list, with_mlx_lm: bool = True) -> list:
     for k in ks:
         systems.append(System(f"ours prompt-lookup k={k} greedy", "ours", "greedy", "prompt-lookup", "lookup", k,
                               lookup(k)))
+    if eagle3 is not None:
+        from mlx_specdec.drafters.eagle3 import Eagle3Drafter
+
+        for k in ks:
+            systems.append(System(f"ours eagle3 k={k} greedy", "ours", "greedy", "eagle3", "eagle3", k,
+                                  lookup(k, lambda: Eagle3Drafter(eagle3))))
     return systems
+
+
+def eagle3_profile(target, drafter_model, prompts: list[list[int]], max_tokens: int, eos: set[int], k: int = 6) -> dict:
+    """Untimed: the drafter's greedy acceptance per draft position at k over the prompts, and one drafter step's
+    cost as a fraction of one target step (medians of 20 synchronised steps each, after a warm-up)."""
+    import time
+
+    import mlx.core as mx
+
+    from mlx_specdec.drafters.eagle3 import Eagle3Drafter
+    from mlx_specdec.drafters.mtp import acceptance_by_depth
+    from mlx_specdec.generate import speculative_generate
+    from mlx_specdec.state import make_sequence
+
+    rounds = []
+    for ids in prompts:
+        drafter = Eagle3Drafter(drafter_model)
+        speculative_generate(target, drafter, ids, max_tokens, k=k, eos_id=eos)
+        rounds += [r for r in drafter.rounds if r[0] > 0]
+    seq = make_sequence(target, "auto")
+    seq.capture_features(drafter_model.config.target_layers)
+    seq.prefill(prompts[0])
+    cache = drafter_model.make_cache()
+    token = mx.array([[prompts[0][-1]]])
+    hidden = mx.zeros((1, 1, drafter_model.config.hidden_size))
+
+    def median_time(step, n=20):
+        step()
+        times = []
+        for _ in range(n):
+            t0 = time.perf_counter()
+            step()
+            times.append(time.perf_counter() - t0)
+        return sorted(times)[n // 2]
+
+    def target_step():
+        mx.eval(seq.extend(token[0]))
+        seq.commit(1, token[0])
+
+    def drafter_step():
+        logits, out = drafter_model(token, hidden, cache=cache)
+        mx.eval(logits, out)
+
+    t_target, t_drafter = median_time(target_step), median_time(drafter_step)
+    return {"k": k, "rounds": len(rounds), "acceptance": acceptance_by_depth(rounds, k),
+            "tokens_per_round": (sum(a for _, a in rounds) + len(rounds)) / max(len(rounds), 1),
+            "target_step_ms": 1000 * t_target, "drafter_step_ms": 1000 * t_drafter,
+            "drafter_step_fraction": t_drafter / t_target}
 
 
 def timed_passes(systems: list, prompts: list[list[int]], repeats: int, max_tokens: int, progress, label: str) -> dict:
@@ -325,6 +381,8 @@ def render(result: dict) -> str:
              "own plain decoding, paired the same way.", ""]
     for name, entry in result["sets"].items():
         lines += [f"## {_title(name, h)} ({_identical(entry)})", "", *set_table(entry), ""]
+        if entry.get("eagle3"):
+            lines += [eagle3_line(entry["eagle3"], h.get("eagle3")), ""]
         peer = entry.get("llama_cpp")
         if peer:
             abs_ = ", ".join(f"{r['name']} {r['tokens_per_s']['median']:.1f} tokens/s" for r in peer["rows"])
@@ -353,7 +411,18 @@ def readme_block(results: list[tuple[dict, str]]) -> str:
             out += [f"{_title(name, h).capitalize()}, {_identical(entry)}"
                     + (f"; {_peer_note(entry['llama_cpp'], len(entry['prompts']))}" if entry.get("llama_cpp") else "")
                     + ":", "", *set_table(entry), ""]
+            if entry.get("eagle3"):
+                out += [eagle3_line(entry["eagle3"], h.get("eagle3")), ""]
     return "\n".join(out).rstrip()
+
+
+def eagle3_line(e: dict, folder: str | None) -> str:
+    """The EAGLE-3 drafter's profile in one sentence: acceptance per draft position, tokens per round, step cost."""
+    per = ", ".join(f"{a['conditional']:.0%}" for a in e["acceptance"] if a["proposed"])
+    return (f"EAGLE-3 drafter{f' `{folder}`' if folder else ''} at k={e['k']} over these prompts (untimed, greedy): "
+            f"acceptance per draft position given the one before was accepted {per}; {e['tokens_per_round']:.2f} "
+            f"tokens per drafting round; one drafter step {e['drafter_step_ms']:.1f} ms = "
+            f"{e['drafter_step_fraction']:.3f} of a target step ({e['target_step_ms']:.1f} ms).")
 
 
 # ---------------------------------------------------------------- main
@@ -377,6 +446,8 @@ def main(argv=None) -> int:
     p.add_argument("--ks", default="2,4,8,auto")
     p.add_argument("--warmup-tokens", type=int, default=16)
     p.add_argument("--no-mlx-lm", action="store_true", help="skip mlx-lm's generate_step row")
+    p.add_argument("--eagle3", default=None, help="an EAGLE-3 drafter folder: its rows at each k beside lookup's, and "
+                                                  "its acceptance per draft position and step cost")
     p.add_argument("--llama-cpp-python", default="auto",
                    help="interpreter with llama_cpp for the peer rows; 'auto' (default): this one when it imports "
                         "llama_cpp; 'none': skip them")
@@ -410,7 +481,16 @@ def main(argv=None) -> int:
     import os
 
     eos = {int(t) for t in tok.eos_token_ids}
-    systems = build(target, eos, ks, with_mlx_lm=not args.no_mlx_lm)
+    eagle3 = None
+    if args.eagle3:
+        from mlx_specdec.models.eagle3 import load_eagle3
+
+        try:
+            eagle3 = load_eagle3(args.eagle3, target)
+        except SpecDecError as e:
+            print(f"error: {e}", file=sys.stderr)
+            return 2
+    systems = build(target, eos, ks, with_mlx_lm=not args.no_mlx_lm, eagle3=eagle3)
     progress = Progress(len(systems) + args.repeats * args.prompts * len(sets))
     load_start = list(os.getloadavg()) if hasattr(os, "getloadavg") else None
     body, notes, style = {"sets": {}}, [], None
@@ -429,6 +509,8 @@ def main(argv=None) -> int:
         entry = {"rows": rows, "prompts": [
             {"id": q["id"], "text": q["text"], "prompt_tokens": len(q["ids"]), "generated": len(o),
              "output": tok.decode(o), "ids": q["ids"]} for q, o in zip(prompts, oracle)]}
+        if eagle3 is not None:
+            entry["eagle3"] = eagle3_profile(target, eagle3, ids, args.max_tokens, eos)
         if python:
             progress.say(f"{set_name}: llama.cpp peer ({python})")
             try:
@@ -445,13 +527,17 @@ def main(argv=None) -> int:
               "settings": {"prompts": max(len(e["prompts"]) for e in body["sets"].values()),
                            "max_tokens": args.max_tokens, "repeats": args.repeats,
                            "ks": ks, "sets": sets, "warmup_tokens": args.warmup_tokens}}
+    if args.eagle3:
+        header["eagle3"] = args.eagle3
     try:
         import mlx_lm
 
         header["mlx_lm"] = mlx_lm.__version__
     except (ImportError, AttributeError):
         pass
-    print(save_results(args.out, f"real-{name}", header, body, "bench.real", argv, render))
+    # An EAGLE-3 run is a file of its own (the README's eagle3 block), beside the real-targets one it leaves alone.
+    print(save_results(args.out, f"{'eagle3' if args.eagle3 else 'real'}-{name}", header, body, "bench.real", argv,
+                       render))
     bad = [f"{s}: {r['name']}" for s, e in body["sets"].items() for r in e["rows"] if r["identical_to_plain_greedy"] is False]
     if bad:
         print(f"error: greedy output differs from plain greedy for {', '.join(bad)}", file=sys.stderr)

@@ -98,8 +98,7 @@ def test_a_trained_drafter_is_accepted(target, trained):
     assert acc["acc_1"] > 0.5 and acc["acc_3"] > 0.2, acc
 
 
-@pytest.mark.parametrize("strategy", ["auto", "cache"])
-@pytest.mark.parametrize("k", [2, 5])
+@pytest.mark.parametrize("strategy, k", [("auto", 2), ("cache", 5)])
 def test_greedy_with_an_eagle3_drafter_is_plain_greedy(target, trained, strategy, k):
     model, tok = target
     drafter = trained[0]

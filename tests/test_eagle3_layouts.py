@@ -24,6 +24,7 @@ from mlx_specdec.errors import ModelLoadError
 from mlx_specdec.features import capture, features, tap
 from mlx_specdec.models.eagle3 import Eagle3Config, Eagle3Model, default_target_layers, load_eagle3
 from mlx_specdec.models.eagle3_layouts import is_eagle3_folder, layout_of, write_published
+from mlx_specdec.sampling import GREEDY
 from tests import eagle3_reference as ref
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -145,3 +146,103 @@ def test_bad_published_checkpoints_are_refused_in_one_line(smollm2, tmp_path):
     mx.save_safetensors(str(folder / "model.safetensors"), weights)
     with pytest.raises(ModelLoadError, match="t2d and d2t disagree"):
         load_eagle3(folder, target)
+
+
+# ---------------------------------------------------------------- the shipped SmolLM2 drafter
+
+SHIPPED_DRAFTER = ROOT / "models" / "smollm2-135m-eagle3"
+
+
+@pytest.fixture(scope="module")
+def shipped_drafter(smollm2):
+    if not (SHIPPED_DRAFTER / "model.safetensors").is_file():
+        pytest.skip("models/smollm2-135m-eagle3 is not in models/")
+    return load_eagle3(SHIPPED_DRAFTER, smollm2[0])
+
+
+@pytest.mark.parametrize("k", [4, "auto"])
+def test_the_shipped_drafter_on_smollm2_is_plain_greedy_and_accepted(smollm2, shipped_drafter, k):
+    target, tok = smollm2
+    for text in (TEXT, "Explain in two sentences why bread rises."):
+        ids = list(tok.apply_chat_template([{"role": "user", "content": text}], add_generation_prompt=True))
+        out, stats = speculative_generate(target, Eagle3Drafter(shipped_drafter), ids, 48, k=k)
+        assert out == greedy_generate(target, ids, 48)
+        assert stats.accepted > 0
+
+
+def test_sampling_with_the_shipped_drafter_keeps_smollm2s_distribution(smollm2, shipped_drafter):
+    """As test_real_targets' chi-square: every token of a sampled generation (temperature 1, top-k 8) through
+    its randomised probability integral transform under SmolLM2's own conditional; drafts from the reduced
+    draft vocabulary, q zero outside it."""
+    from mlx_specdec.sampling import SamplingPolicy
+    from tests.test_distribution import chi2_critical
+
+    target, tok = smollm2
+    ids = list(tok.apply_chat_template([{"role": "user", "content": TEXT}], add_generation_prompt=True))
+    n, bins = 150, 6
+    out, stats = speculative_generate(target, Eagle3Drafter(shipped_drafter), ids, n, k=4, temperature=1.0, top_k=8,
+                                      seed=0)
+    assert len(out) == n and 0 < stats.accepted < stats.drafted
+    policy = SamplingPolicy(temperature=1.0, top_k=8)
+    p = np.array(policy.probs(target(mx.array(ids + out)[None])[0, len(ids) - 1 : -1]), dtype=np.float64)
+    assert all(p[i, t] > 0 for i, t in enumerate(out))
+    below = np.array([p[i, :t].sum() for i, t in enumerate(out)])
+    u = below + np.random.default_rng(0).random(n) * p[np.arange(n), out]
+    counts = np.bincount(np.minimum((u * bins).astype(int), bins - 1), minlength=bins)
+    stat = float(((counts - n / bins) ** 2 / (n / bins)).sum())
+    assert stat < chi2_critical(bins - 1), counts.tolist()
+
+
+# ---------------------------------------------------------------- corpus and trainer, end to end on SmolLM2
+
+
+def test_corpus_and_training_from_the_command_line(smollm2, tmp_path, monkeypatch):
+    """`eagle corpus` answers instructions with the target, finishes an interrupted split byte for byte and
+    refuses a folder it did not write; `eagle train` trains a drafter folder that generation takes as
+    --draft-model; `eagle export` writes it in a published layout that loads back to the same drafts."""
+    from mlx_specdec.cli.main import main
+
+    target, tok = smollm2
+    corpus = tmp_path / "corpus"
+    args = ["eagle", "corpus", "--target", str(SMOLLM2), "--out", str(corpus), "--limit", "3", "--valid", "2",
+            "--max-new", "8", "--batch-size", "2", "--quiet"]
+    assert main(args) == 0
+    train = (corpus / "train.jsonl").read_text()
+    records = [json.loads(line) for line in train.splitlines()]
+    assert len(records) == 3 and all(0 < len(r["answer"]) <= 8 for r in records)
+    first = records[0]
+    assert first["answer"] == greedy_generate(target, first["prompt"], len(first["answer"]))
+    lines = train.splitlines(keepends=True)
+    (corpus / "train.jsonl").unlink()
+    (corpus / "train.jsonl.partial").write_text(lines[0] + lines[1][:10])  # a crash mid-line
+    assert main(args) == 0
+    assert (corpus / "train.jsonl").read_text() == train
+    foreign = tmp_path / "foreign"
+    foreign.mkdir()
+    (foreign / "notes.txt").write_text("mine")
+    assert main(args[:5] + [str(foreign)] + args[6:]) == 2
+    assert [p.name for p in foreign.iterdir()] == ["notes.txt"]
+
+    out = tmp_path / "drafter"
+    assert main(["eagle", "train", "--base", str(SMOLLM2), "--corpus", str(corpus), "--out", str(out),
+                 "--run-dir", str(tmp_path / "run"), "--max-steps", "2", "--batch-size", "2", "--seq-len", "64",
+                 "--draft-vocab", "512", "--ttt-steps", "2", "--eval-rows", "2", "--quiet"]) == 0
+    config = json.loads((out / "config.json").read_text())
+    assert config["model_type"] == "eagle3" and config["architecture"]["target_layers"] == [1, 14, 26]
+    assert "Trained with:" in (out / "README.md").read_text()
+    ids = list(tok.apply_chat_template([{"role": "user", "content": TEXT}], add_generation_prompt=True))
+    drafter = load_eagle3(out, target)
+    mine, _ = speculative_generate(target, Eagle3Drafter(drafter), ids, 12, k=3)
+    assert mine == greedy_generate(target, ids, 12)
+    assert main(["eagle", "export", str(out), "--layout", "eagle", "--out", str(tmp_path / "x")]) == 0
+    exported = load_eagle3(tmp_path / "x", target)
+    seq_a, seq_b = Eagle3Drafter(drafter), Eagle3Drafter(exported)
+    from mlx_specdec.state import make_sequence
+
+    for d in (seq_a, seq_b):
+        seq = make_sequence(target, "cache")
+        seq.capture_features(d.feature_layers)
+        d.bind(target, seq)
+        seq.prefill(ids)
+        d.prefill(ids)
+    assert np.array(seq_a.propose(4, GREEDY, None)[0]).tolist() == np.array(seq_b.propose(4, GREEDY, None)[0]).tolist()

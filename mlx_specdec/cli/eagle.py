@@ -5,8 +5,11 @@
         --out models/smollm2-135m-eagle3 --time-budget-min 60
     mlx-specdec generate --model models/real/smollm2-135m-instruct --draft-model models/smollm2-135m-eagle3
 
+    mlx-specdec eagle export models/smollm2-135m-eagle3 --layout speculators --out /tmp/smollm2-eagle3-speculators
+
 `corpus` writes the target's own greedy answers to the project's instruction set (run it again to finish an
-interrupted one); `train` trains the drafter on them (resumable: --resume; Ctrl-C saves a checkpoint).
+interrupted one); `train` trains the drafter on them (resumable: --resume; Ctrl-C saves a checkpoint); `export`
+writes a drafter in a published layout, for vLLM or SGLang.
 """
 
 from __future__ import annotations
@@ -34,6 +37,10 @@ def parser() -> Parser:
                        help="(default: %(default)s)")
     c.add_argument("--overwrite", action="store_true", help="replace a corpus made with other settings")
     c.add_argument("--quiet", action="store_true")
+    e = sub.add_parser("export", help="a drafter folder in a published layout (vLLM Speculators, EAGLE/SpecForge)")
+    e.add_argument("drafter", help="an EAGLE-3 drafter folder (mlx-specdec eagle train)")
+    e.add_argument("--layout", required=True, choices=("speculators", "eagle"))
+    e.add_argument("--out", required=True, help="a new folder")
     add_config_flags(sub.add_parser("train", help="train a drafter on a corpus, its target frozen"), Eagle3TrainConfig,
                      helps={"base": "the target's folder (frozen)",
                             "corpus": "a chat corpus folder (mlx-specdec eagle corpus)",
@@ -54,6 +61,12 @@ def _main(args, argv) -> int:
         write_corpus(ChatCorpusConfig(target=args.target, out=args.out, limit=args.limit, valid=args.valid,
                                       max_new=args.max_new, batch_size=args.batch_size, overwrite=args.overwrite,
                                       quiet=args.quiet))
+        return 0
+    if args.command == "export":
+        from ..models.eagle3 import load_eagle3
+        from ..models.eagle3_layouts import write_published
+
+        print(write_published(load_eagle3(args.drafter), args.out, args.layout))
         return 0
     from ..training.eagle3 import Eagle3TrainConfig, train
 

@@ -213,14 +213,13 @@ def read_published(path, n_target_layers: int | None = None):
 
 def write_published(model, out, layout: str, *, target_layers: int | None = None) -> Path:
     """Write `model` (an Eagle3Model) into `out` in a published layout, as that layout's own tools do: ids in its
-    convention, its names, d2t int64 and t2d bool when the vocabulary is reduced. Refuses an existing folder."""
+    convention, its names, d2t int64 and t2d bool when the vocabulary is reduced; atomically, into a new or
+    empty folder only."""
     from mlx.utils import tree_flatten
 
     if layout not in LAYOUTS:
         raise ModelLoadError(f"unknown layout {layout!r}; expected one of {', '.join(LAYOUTS)}")
     out = Path(out)
-    if out.exists():
-        raise ModelLoadError(f"{out} exists; choose a new folder")
     cfg = model.config
     geometry = {"model_type": "llama", "hidden_size": cfg.hidden_size, "intermediate_size": cfg.intermediate_size,
                 "num_attention_heads": cfg.num_attention_heads, "num_key_value_heads": cfg.num_key_value_heads,
@@ -255,9 +254,12 @@ def write_published(model, out, layout: str, *, target_layers: int | None = None
                   "target_hidden_size": cfg.target_hidden_size, "fc_norm": cfg.fc_norm,
                   "eagle_config": {"eagle_aux_hidden_state_layer_ids": list(cfg.target_layers),
                                    "use_aux_hidden_state": True}}
-    out.mkdir(parents=True)
-    mx.save_safetensors(str(out / "model.safetensors"),
-                        {k: (v if v.dtype in (mx.int64, mx.bool_, mx.int32) else v.astype(mx.float16))
-                         for k, v in weights.items()})
-    (out / "config.json").write_text(json.dumps(config, indent=2) + "\n")
-    return out
+    from .folders import atomic_folder
+
+    def fill(tmp: Path) -> None:
+        mx.save_safetensors(str(tmp / "model.safetensors"),
+                            {k: (v if v.dtype in (mx.int64, mx.bool_, mx.int32) else v.astype(mx.float16))
+                             for k, v in weights.items()})
+        (tmp / "config.json").write_text(json.dumps(config, indent=2) + "\n")
+
+    return atomic_folder(out, fill)

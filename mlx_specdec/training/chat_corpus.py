@@ -62,11 +62,15 @@ class ChatCorpusConfig:
             raise SpecDecError(f"--limit must be >= 1, got {self.limit}")
 
 
+BASE_FRAME = "Request: {text}\n\nResponse:\n"  # a base model (no chat template) answers a request as text
+
+
 def chat_ids(tokenizer, text: str) -> list[int]:
-    """One user turn through the target's chat template, ready for the answer."""
-    if not getattr(tokenizer, "has_chat_template", False):
-        raise SpecDecError("the target's tokenizer has no chat template; a chat corpus needs a chat model")
-    return list(tokenizer.apply_chat_template([{"role": "user", "content": text}], add_generation_prompt=True))
+    """One user turn through the target's chat template, ready for the answer; for a base model (Gemma-3-270M
+    has no template) the request in a plain-text frame whose natural continuation is the answer."""
+    if getattr(tokenizer, "has_chat_template", False):
+        return list(tokenizer.apply_chat_template([{"role": "user", "content": text}], add_generation_prompt=True))
+    return list(tokenizer.encode(BASE_FRAME.format(text=text)))
 
 
 def records(cfg: ChatCorpusConfig, split: str) -> list[dict]:
