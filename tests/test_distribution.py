@@ -19,6 +19,25 @@ def chi2_critical(df: int, z: float = 3.09) -> float:
     return df * (1 - 2 / (9 * df) + z * math.sqrt(2 / (9 * df))) ** 3
 
 
+def assert_drawn_from_target(model, prompt: list[int], out: list[int], policy, bins: int = 6) -> None:
+    """Every token of one sampled generation through its randomised probability integral transform
+    u = F(t-) + V p(t) under the target's own conditional p at that position (one teacher-forced pass over
+    the output), V uniform: if each token was drawn from the target's conditional, the u are independent and
+    uniform on [0, 1) (Rosenblatt), whatever the drafts were. Pearson chi-square over `bins` equal bins against
+    the 0.001 tail."""
+    import mlx.core as mx
+
+    n = len(out)
+    logits = model(mx.array(prompt + out)[None])[0, len(prompt) - 1 : -1]
+    p = np.array(policy.probs(logits), dtype=np.float64)
+    assert all(p[i, t] > 0 for i, t in enumerate(out))  # nothing outside the policy's support
+    below = np.array([p[i, :t].sum() for i, t in enumerate(out)])
+    u = below + np.random.default_rng(0).random(n) * p[np.arange(n), out]
+    counts = np.bincount(np.minimum((u * bins).astype(int), bins - 1), minlength=bins)
+    stat = float(((counts - n / bins) ** 2 / (n / bins)).sum())
+    assert stat < chi2_critical(bins - 1), counts.tolist()
+
+
 def softmax(x, temperature=1.0):
     e = np.exp((x - x.max()) / temperature)
     return e / e.sum()

@@ -27,7 +27,7 @@ from mlx_specdec.sampling import SamplingPolicy
 from mlx_specdec.training import eagle3 as trainer
 from mlx_specdec.training.loop import compiled_step
 from tests.conftest import shipped
-from tests.test_distribution import chi2_critical
+from tests.test_distribution import assert_drawn_from_target
 
 PROMPTS = ["Once upon a time, there was a little girl named Lily.", "Tom had a red ball.",
            "The sun was hot and the dog was thirsty.", "One day, a small bird found a shiny stone."]
@@ -147,19 +147,11 @@ def test_sampling_with_an_eagle3_drafter_keeps_the_target_distribution(target, t
     model, tok = target
     drafter, vocab, _ = trained
     prompt = tok.encode(PROMPTS[1])
-    n, bins = 300, 6
+    n = 300
     out, stats = speculative_generate(model, Eagle3Drafter(drafter), prompt, n, k=4, temperature=1.0, top_k=8,
                                       seed=0)
     assert len(out) == n and 0 < stats.accepted < stats.drafted
-    policy = SamplingPolicy(temperature=1.0, top_k=8)
-    logits = model(mx.array(prompt + out)[None])[0, len(prompt) - 1 : -1]
-    p = np.array(policy.probs(logits), dtype=np.float64)
-    assert all(p[i, t] > 0 for i, t in enumerate(out))
-    below = np.array([p[i, :t].sum() for i, t in enumerate(out)])
-    u = below + np.random.default_rng(0).random(n) * p[np.arange(n), out]
-    counts = np.bincount(np.minimum((u * bins).astype(int), bins - 1), minlength=bins)
-    stat = float(((counts - n / bins) ** 2 / (n / bins)).sum())
-    assert stat < chi2_critical(bins - 1), counts.tolist()
+    assert_drawn_from_target(model, prompt, out, SamplingPolicy(temperature=1.0, top_k=8))
 
 
 def test_a_drafter_folder_round_trips_and_refuses_the_wrong_target(target, trained, tmp_path):

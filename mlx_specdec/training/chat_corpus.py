@@ -30,7 +30,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import SpecDecError
-from .distill import _finished_lines, target_identity
+from .distill import _finished_lines, open_corpus_folder, target_identity
 
 META = "corpus.json"
 FORMAT = "mlx-specdec chat corpus v1"
@@ -83,25 +83,9 @@ def records(cfg: ChatCorpusConfig, split: str) -> list[dict]:
 
 
 def _open_folder(cfg: ChatCorpusConfig, meta: dict) -> None:
-    out = Path(cfg.out)
-    ours = [META, "README.md"] + [f"{s}{x}" for s in SPLITS for x in (".jsonl", ".jsonl.partial")]
-    if out.exists() and not out.is_dir():
-        raise SpecDecError(f"--out {cfg.out!r} is an existing file; choose a new folder")
-    if out.is_dir() and any(out.iterdir()):
-        if not (out / META).is_file():
-            raise SpecDecError(f"--out {cfg.out!r} exists and was not written by {PROG}; choose a new folder")
-        old = json.loads((out / META).read_text())
-        if {k: old.get(k) for k in ("settings", "target", "instructions")} != \
-                {k: meta[k] for k in ("settings", "target", "instructions")}:
-            if not cfg.overwrite:
-                raise SpecDecError(f"--out {cfg.out!r} holds a corpus made with other settings, target or "
-                                   "instruction set; pass --overwrite to replace it, or choose a new folder")
-            for name in ours:
-                (out / name).unlink(missing_ok=True)
-    out.mkdir(parents=True, exist_ok=True)
-    tmp = out / (META + ".tmp")
-    tmp.write_text(json.dumps(meta, indent=2) + "\n")
-    os.replace(tmp, out / META)
+    open_corpus_folder(cfg.out, meta, meta_name=META, prog=PROG, keys=("settings", "target", "instructions"),
+                       ours=[META, "README.md"] + [f"{s}{x}" for s in SPLITS for x in (".jsonl", ".jsonl.partial")],
+                       overwrite=cfg.overwrite, what=lambda old: "other settings, another target or instruction set")
 
 
 def answer_batch(model, tokenizer, prompts: list[list[int]], max_new: int) -> list[list[int]]:

@@ -146,32 +146,40 @@ def continue_batch(model, prompts: np.ndarray, new_tokens: int, eos_id: int, tem
 
 
 def _open_folder(cfg: DistillConfig, meta: dict) -> None:
-    """Make or reuse the output folder and write its distill.json.
+    def what(old: dict) -> str:
+        changed = sorted(k for k in meta["settings"] if old.get("settings", {}).get(k) != meta["settings"][k])
+        return "other settings (" + (", ".join(changed) or "the target's weights") + ")"
 
-    A folder we did not write (no distill.json) is never touched; one written
-    with other settings or another target is replaced only with --overwrite,
-    and then only the files this command writes.
+    open_corpus_folder(cfg.out, meta, meta_name=META, prog=PROG, keys=("settings", "target"),
+                       ours=[META, "README.md"] + [f"{s}{x}" for s in SPLITS for x in (".jsonl", ".jsonl.partial")],
+                       overwrite=cfg.overwrite, what=what)
+
+
+def open_corpus_folder(out, meta: dict, *, meta_name: str, prog: str, keys: tuple[str, ...], ours: list[str],
+                       overwrite: bool, what=lambda old: "other settings") -> None:
+    """Make or reuse a corpus folder and write its meta file.
+
+    A folder we did not write (no meta file) is never touched; one written with
+    other `keys` (settings, target, ...) is replaced only with --overwrite, and
+    then only the files this command writes (`ours`).
     """
-    out = Path(cfg.out)
-    ours = [META, "README.md"] + [f"{s}{x}" for s in SPLITS for x in (".jsonl", ".jsonl.partial")]
+    out = Path(out)
     if out.exists() and not out.is_dir():
-        raise SpecDecError(f"--out {cfg.out!r} is an existing file; choose a new folder")
+        raise SpecDecError(f"--out {str(out)!r} is an existing file; choose a new folder")
     if out.is_dir() and any(out.iterdir()):
-        if not (out / META).is_file():
-            raise SpecDecError(f"--out {cfg.out!r} exists and was not written by {PROG}; choose a new folder")
-        old = json.loads((out / META).read_text())
-        if {k: old.get(k) for k in ("settings", "target")} != {k: meta[k] for k in ("settings", "target")}:
-            if not cfg.overwrite:
-                changed = sorted(k for k in meta["settings"] if old.get("settings", {}).get(k) != meta["settings"][k])
-                what = ", ".join(changed) or "the target's weights"
-                raise SpecDecError(f"--out {cfg.out!r} holds a corpus made with other settings ({what}); "
+        if not (out / meta_name).is_file():
+            raise SpecDecError(f"--out {str(out)!r} exists and was not written by {prog}; choose a new folder")
+        old = json.loads((out / meta_name).read_text())
+        if {k: old.get(k) for k in keys} != {k: meta[k] for k in keys}:
+            if not overwrite:
+                raise SpecDecError(f"--out {str(out)!r} holds a corpus made with {what(old)}; "
                                    "pass --overwrite to replace it, or choose a new folder")
             for name in ours:
                 (out / name).unlink(missing_ok=True)
     out.mkdir(parents=True, exist_ok=True)
-    tmp = out / (META + ".tmp")
+    tmp = out / (meta_name + ".tmp")
     tmp.write_text(json.dumps(meta, indent=2) + "\n")
-    os.replace(tmp, out / META)
+    os.replace(tmp, out / meta_name)
 
 
 def _finished_lines(path: Path) -> int:
