@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 
 import mlx.core as mx
+import mlx.nn as nn
 import mlx.optimizers as optim
 import numpy as np
 import pytest
@@ -63,6 +64,7 @@ def trained(target):
     drafter.d2t = mx.array(vocab) - mx.arange(DRAFT_VOCAB, dtype=mx.int32)
     drafter.freeze(keys=["d2t"])
     drafter.bind_embedding(model.model.embed_tokens)
+    trainer.init_from_target(drafter, model, mx.array(vocab))
     opt = optim.Adam(learning_rate=3e-3)
     step = compiled_step(drafter, opt, lambda m, x: trainer.ttt_loss(m, model, LAYERS, mx.array(vocab), x, 3, 0.8),
                          grad_clip=1.0)
@@ -171,6 +173,35 @@ def test_a_drafter_folder_round_trips_and_refuses_the_wrong_target(target, train
     (out / "model.safetensors").write_bytes(b"not a safetensors file")
     with pytest.raises(ModelLoadError, match="corrupt"):
         load_eagle3(out, model)
+
+
+def test_the_draft_head_starts_as_the_targets_head_on_the_draft_vocabulary(target):
+    """init_from_target: norm then lm_head of the drafter read any hidden state as the target's final norm and
+    head do, restricted to the draft vocabulary; a Gemma-style norm (scale 1 + w) is read by its effect."""
+    from mlx_lm.models.gemma3_text import RMSNorm as GemmaNorm
+
+    model, _ = target
+    vocab = mx.array(np.arange(7, 4096, 4, dtype=np.int32))
+    drafter = Eagle3Model(Eagle3Config(
+        hidden_size=256, intermediate_size=64, num_attention_heads=4, num_key_value_heads=2, head_dim=64,
+        vocab_size=4096, draft_vocab_size=vocab.shape[0], target_layers=LAYERS))
+    trainer.init_from_target(drafter, model, vocab)
+    h = mx.random.normal((3, 256), key=mx.random.key(1)) * 5
+    want = model.model.embed_tokens.as_linear(model.model.norm(h))[:, vocab]
+    assert mx.allclose(drafter.lm_head(drafter.norm(h)), want, atol=1e-3, rtol=1e-3).item()
+
+    class Gemmaish(nn.Module):  # no head of its own: the tied embedding's rows
+        def __init__(self):
+            super().__init__()
+            self.model = nn.Module()
+            self.model.embed_tokens = nn.Embedding(4096, 256)
+            self.model.norm = GemmaNorm(256, eps=1e-6)
+            self.model.norm.weight = mx.random.normal((256,), key=mx.random.key(2))
+
+    other = Gemmaish()
+    trainer.init_from_target(drafter, other, vocab)
+    want = other.model.embed_tokens.as_linear(other.model.norm(h))[:, vocab]
+    assert mx.allclose(drafter.lm_head(drafter.norm(h)), want, atol=1e-3, rtol=1e-3).item()
 
 
 def test_conversation_rows_mark_the_answer_positions():

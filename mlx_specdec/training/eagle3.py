@@ -29,6 +29,7 @@ were accepted.
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -46,6 +47,7 @@ from .distill import target_identity
 
 PROG = "mlx-specdec eagle train"
 CURVES = "curves.csv"
+HEAD_INITS = ("target", "random")
 
 
 @dataclass
@@ -57,6 +59,7 @@ class Eagle3TrainConfig(loop.RunConfig):
     step_decay: float = 0.8
     target_layers: str | None = None  # "1,14,26": 0-based layers whose outputs are read; None: EAGLE-3's choice
     intermediate_size: int | None = None  # None: the target's
+    head_init: str = "target"  # "target": lm_head from the target's head rows, norm from its final norm; "random"
     seq_len: int = 384
     batch_size: int = 8
     lr: float = 1e-3
@@ -77,6 +80,8 @@ class Eagle3TrainConfig(loop.RunConfig):
                 raise SpecDecError(f"--{name.replace('_', '-')} must be >= 1, got {getattr(self, name)}")
         if not 0 < self.step_decay <= 1:
             raise SpecDecError(f"--step-decay must be in (0, 1], got {self.step_decay}")
+        if self.head_init not in HEAD_INITS:
+            raise SpecDecError(f"--head-init must be one of {', '.join(HEAD_INITS)}, got {self.head_init!r}")
         if self.seq_len < self.ttt_steps + 2:
             raise SpecDecError(f"--seq-len must be >= ttt-steps + 2 = {self.ttt_steps + 2}, got {self.seq_len}")
 
@@ -136,6 +141,31 @@ def target_pass(target, layers: tuple[int, ...], ids: mx.array, vocab: mx.array)
     top = mx.argmax(logits, axis=-1)
     logp = nn.log_softmax(logits[..., vocab], axis=-1)
     return mx.stop_gradient(feats), mx.stop_gradient(logp), top
+
+
+def target_head_rows(target, ids: mx.array) -> mx.array:
+    """(len(ids), H): the rows of the target's output head for target ids `ids` (its tied embedding's rows when
+    it has no head of its own), dequantized."""
+    head = dict(target.children()).get("lm_head")
+    if head is None:
+        return target.model.embed_tokens(ids).astype(mx.float32)
+    if type(head) is nn.Linear:
+        return head.weight[ids].astype(mx.float32)
+    hidden = target.args.hidden_size  # a quantized head: read its rows back through the layer itself
+    return head(mx.eye(hidden, dtype=mx.float32)).T[ids].astype(mx.float32)
+
+
+def init_from_target(model: Eagle3Model, target, vocab: mx.array) -> None:
+    """Start the draft head where the target's ends: lm_head = the target's head rows of the draft vocabulary,
+    norm = the target's final norm (its effective scale, so a Gemma-style 1 + w norm reads right). The drafter
+    then only has to learn to produce a hidden state the target's own head reads as the next token."""
+    dtype = model.lm_head.weight.dtype
+    model.lm_head.weight = target_head_rows(target, vocab).astype(dtype)
+    final = getattr(target.model, "norm", None)
+    if final is not None:
+        ones = mx.ones((model.config.hidden_size,), dtype=mx.float32)
+        eps = getattr(final, "eps", 0.0)
+        model.norm.weight = (final(ones) * math.sqrt(1.0 + eps)).astype(model.norm.weight.dtype)
 
 
 # ---------------------------------------------------------------- the training-time test
@@ -252,6 +282,8 @@ class Eagle3Task(loop.Task):
         self.module.d2t = self.vocab - mx.arange(self.vocab.shape[0], dtype=mx.int32)
         self.module.freeze(keys=["d2t"])
         self.module.bind_embedding(self.target.model.embed_tokens)
+        if self.cfg.head_init == "target":
+            init_from_target(self.module, self.target, self.vocab)
         mx.eval(self.module.parameters())
 
     def loss(self, module, x):
