@@ -483,7 +483,7 @@ def main(argv=None) -> int:
     eos = {int(t) for t in tok.eos_token_ids}
     eagle3 = None
     if args.eagle3:
-        from mlx_specdec.models.eagle3 import load_eagle3
+        from mlx_specdec.models.eagle3_store import load_eagle3
 
         try:
             eagle3 = load_eagle3(args.eagle3, target)

@@ -36,6 +36,8 @@ import time
 from functools import lru_cache
 from pathlib import Path
 
+from .paths import cache_dir
+
 FORMAT = "mlx-specdec calibration"
 VERSION = 1
 MAX_AGE_DAYS = 30
@@ -49,9 +51,7 @@ def calibration_path() -> Path | None:
     chosen = os.environ.get("MLX_SPECDEC_CALIBRATION")
     if chosen is not None:
         return None if chosen.strip().lower() in OFF or not chosen.strip() else Path(chosen).expanduser()
-    from .loading import _cache_dir  # (imported here: loading imports this module)
-
-    return _cache_dir() / "calibration.json"
+    return cache_dir() / "calibration.json"
 
 
 def mark_origin(model, folder: Path) -> None:

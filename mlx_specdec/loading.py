@@ -18,6 +18,7 @@ from pathlib import Path
 
 from .calibration import mark_origin
 from .errors import IncompatibleModelsError, ModelLoadError
+from .paths import cache_dir
 from .models.folders import first_line, read_json
 
 # Where `python -m mlx_specdec.generate` finds the shipped StoryLM ladder: ./models, or the models/ folder of
@@ -132,10 +133,6 @@ def _load_mlx_lm(path: Path):
     return _cast_for_device(model), tokenizer
 
 
-def _cache_dir() -> Path:
-    return Path(os.environ.get("MLX_SPECDEC_CACHE", Path.home() / ".cache" / "mlx-specdec"))
-
-
 def _converted_gpt_neo(folder: Path, source: str) -> Path:
     """Convert a Hugging Face GPT-Neo folder once into the store format; reuse it after."""
     import hashlib
@@ -143,7 +140,7 @@ def _converted_gpt_neo(folder: Path, source: str) -> Path:
     weights = [f for f in folder.iterdir() if f.suffix in (".safetensors", ".bin")]
     stamp = "|".join(f"{f.name}:{f.stat().st_size}:{f.stat().st_mtime_ns}" for f in sorted(weights))
     key = hashlib.sha256(f"{folder.resolve()}|{stamp}".encode()).hexdigest()[:12]
-    out = _cache_dir() / f"{source.strip('/').replace('/', '--')[-60:]}-{key}"
+    out = cache_dir() / f"{source.strip('/').replace('/', '--')[-60:]}-{key}"
     if not (out / "config.json").is_file():
         from .convert import convert_hf_folder
 
@@ -167,7 +164,7 @@ def _from_hub(repo: str):
         if config.get("model_type") == "gpt_neo":  # not an mlx-lm architecture: port it
             from .convert import convert_gpt_neo
 
-            out = _cache_dir() / repo.replace("/", "--")
+            out = cache_dir() / repo.replace("/", "--")
             if not (out / "config.json").is_file():
                 convert_gpt_neo(repo, out)
             return _load_folder(out)

@@ -8,6 +8,7 @@ from __future__ import annotations
 from mlx_lm.models.cache import make_prompt_cache
 
 from . import caches
+from .errors import IncompatibleModelsError
 
 
 def _arg(model, name):
@@ -68,3 +69,13 @@ def model_context_window(model) -> int | None:
         if value:
             return int(value)
     return None
+
+
+def token_embedding(target):
+    """The target's token embedding module (model.embed_tokens), as a drafter that shares it reads it."""
+    trunk = getattr(target, "model", None)
+    embed = getattr(trunk, "embed_tokens", None) or getattr(target, "embed_tokens", None)
+    if embed is None:
+        raise IncompatibleModelsError(f"{type(target).__name__} exposes no token embedding (model.embed_tokens) "
+                                      "for a drafter to share")
+    return embed

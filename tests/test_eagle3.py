@@ -23,7 +23,8 @@ from mlx_specdec.drafters.eagle3 import Eagle3Drafter
 from mlx_specdec.errors import ModelLoadError, SpecDecError
 from mlx_specdec.features import tap
 from mlx_specdec.loading import load
-from mlx_specdec.models.eagle3 import Eagle3Config, Eagle3Model, load_eagle3, save_eagle3
+from mlx_specdec.models.eagle3 import Eagle3Config, Eagle3Model, save_eagle3
+from mlx_specdec.models.eagle3_store import load_eagle3
 from mlx_specdec.sampling import SamplingPolicy
 from mlx_specdec.training import eagle3 as trainer
 from mlx_specdec.training.loop import compiled_step

@@ -22,8 +22,9 @@ from mlx_specdec import greedy_generate, load, speculative_generate
 from mlx_specdec.drafters.eagle3 import Eagle3Drafter
 from mlx_specdec.errors import ModelLoadError
 from mlx_specdec.features import capture, features, tap
-from mlx_specdec.models.eagle3 import Eagle3Config, Eagle3Model, default_target_layers, load_eagle3
-from mlx_specdec.models.eagle3_layouts import is_eagle3_folder, layout_of, write_published
+from mlx_specdec.models.eagle3 import Eagle3Config, Eagle3Model, default_target_layers
+from mlx_specdec.models.eagle3_layouts import layout_of, write_published
+from mlx_specdec.models.eagle3_store import is_eagle3_folder, load_eagle3
 from mlx_specdec.sampling import GREEDY
 from tests import eagle3_reference as ref
 

@@ -63,7 +63,7 @@ def _main(args, argv) -> int:
                                       quiet=args.quiet))
         return 0
     if args.command == "export":
-        from ..models.eagle3 import load_eagle3
+        from ..models.eagle3_store import load_eagle3
         from ..models.eagle3_layouts import write_published
 
         print(write_published(load_eagle3(args.drafter), args.out, args.layout))

@@ -215,7 +215,7 @@ def _load_drafter(name: str, target, tokenizer, target_name: str, model_here: bo
     from ..drafters import MTPDrafter, PromptLookupDrafter
     from ..loading import check_pair, load, resolve_model_path
     from ..models.head_store import is_head_folder, load_head
-    from ..models.eagle3_layouts import is_eagle3_folder
+    from ..models.eagle3_store import is_eagle3_folder
     from ..models.native_mtp import is_native_head_folder, load_native_head
 
     if name == "prompt-lookup":
@@ -225,7 +225,7 @@ def _load_drafter(name: str, target, tokenizer, target_name: str, model_here: bo
         return MTPDrafter(load_head(path, target, tokenizer))
     if path is not None and is_eagle3_folder(path):  # an EAGLE-3 drafter: ours or a published layout
         from ..drafters.eagle3 import Eagle3Drafter
-        from ..models.eagle3 import load_eagle3
+        from ..models.eagle3_store import load_eagle3
 
         return Eagle3Drafter(load_eagle3(path, target))
     if path is not None and is_native_head_folder(path):  # a checkpoint's own MTP layer (convert --mtp-only)

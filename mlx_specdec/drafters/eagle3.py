@@ -25,22 +25,12 @@ from __future__ import annotations
 import mlx.core as mx
 
 from ..errors import IncompatibleModelsError, SpecDecError
-from ..model_info import model_vocab_size
+from ..model_info import model_vocab_size, token_embedding
 from ..models.eagle3 import Eagle3Model
-from ..models.mtp_head import as_ids
 from ..state import PREFILL_CHUNK
-from .protocol import EMPTY, Drafter
+from .protocol import EMPTY, Drafter, prompt_pairs
 
 DEFAULT_EAGLE3_DEPTH = 6  # drafts a round at most unless told otherwise
-
-
-def _embedding(target):
-    trunk = getattr(target, "model", None)
-    embed = getattr(trunk, "embed_tokens", None) or getattr(target, "embed_tokens", None)
-    if embed is None:
-        raise IncompatibleModelsError(f"{type(target).__name__} exposes no token embedding (model.embed_tokens) "
-                                      "for an EAGLE-3 drafter to share")
-    return embed
 
 
 class Eagle3Drafter(Drafter):
@@ -73,17 +63,13 @@ class Eagle3Drafter(Drafter):
                                           f"the target has {model_vocab_size(target)}")
         # The target's embedding rows as they are: a scale (Gemma's sqrt(hidden)) would make no difference,
         # since input_layernorm normalises them first.
-        self.model.bind_embedding(_embedding(target))
+        self.model.bind_embedding(token_embedding(target))
         self._seq = target_seq
 
     def prefill(self, prompt_ids) -> None:
         self.cache = self.model.make_cache()
         self._speculative, self._drafts, self.rounds = 0, EMPTY, []
-        features = getattr(self._seq, "features", None)
-        ids = as_ids(prompt_ids)
-        # The target's prefill kept the features of prompt[:-1]: a pair (f_t, x_{t+1}) for each.
-        ok = features is not None and features.ndim == 2 and features.shape[0] == ids.shape[0] - 1 > 0
-        self._queue = (features, ids[1:]) if ok else None
+        self._queue = prompt_pairs(getattr(self._seq, "features", None), prompt_ids)  # (f_t, x_{t+1})
 
     def _feed(self, features, tokens):
         """The true pairs into the cache, chunked like the target's prefill: (last row's logits, its output)."""

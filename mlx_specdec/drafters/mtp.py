@@ -11,7 +11,7 @@ from ..errors import IncompatibleModelsError, SpecDecError
 from ..model_info import model_vocab_size, output_projection
 from ..models.mtp_head import as_ids
 from ..state import PREFILL_CHUNK
-from .protocol import EMPTY, Drafter
+from .protocol import EMPTY, Drafter, prompt_pairs
 from ..traces import counted
 
 
@@ -170,11 +170,7 @@ class NativeMTPDrafter(Drafter):
     def prefill(self, prompt_ids) -> None:
         self.cache = self.head.make_cache()
         self._speculative, self._drafts, self.rounds = 0, EMPTY, []
-        hidden = getattr(self._seq, "hidden", None)
-        ids = as_ids(prompt_ids)
-        # The target's prefill kept rows h_0..h_{P-2}: pairs (h_t, x_{t+1}) for every prompt position.
-        ok = hidden is not None and hidden.ndim == 2 and hidden.shape[0] == ids.shape[0] - 1 > 0
-        self._queue = (hidden, ids[1:]) if ok else None
+        self._queue = prompt_pairs(getattr(self._seq, "hidden", None), prompt_ids)  # (h_t, x_{t+1})
 
     def _layer(self, hidden, tokens):
         emb = self.base.model.embed_tokens(tokens)[None]

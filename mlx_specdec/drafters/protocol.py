@@ -45,9 +45,18 @@ from __future__ import annotations
 
 import mlx.core as mx
 
+from ..models.mtp_head import as_ids
 from ..sampling import SamplingPolicy
 
 EMPTY = mx.array([], dtype=mx.int32)
+
+
+def prompt_pairs(rows, prompt_ids):
+    """The true pairs a drafter that reads the target's rows starts its cache from: the target's prefill kept a row
+    for each of prompt[:-1], paired here with the token after it. None where the rows are not there."""
+    ids = as_ids(prompt_ids)
+    ok = rows is not None and rows.ndim == 2 and rows.shape[0] == ids.shape[0] - 1 > 0
+    return (rows, ids[1:]) if ok else None
 
 
 class Drafter:

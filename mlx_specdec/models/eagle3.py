@@ -17,7 +17,7 @@ own hidden states beyond the verified prefix, which the training-time test
 *outputs* are read (the `features` module's convention). The published layouts
 count differently (their ids name the layer whose *input* is read); the
 loaders in `models.eagle3_layouts` translate, and the folder written here
-records ours.
+records ours. `models.eagle3_store` reads either kind of folder.
 
 The embedding is the target's (`bind_embedding`): the checkpoint does not
 store a copy, as EAGLE-3's own drafters borrow it, so a drafter folder stays
@@ -37,9 +37,8 @@ from mlx_lm.models.base import create_attention_mask, scaled_dot_product_attenti
 from mlx_lm.models.cache import KVCache
 from mlx_lm.models.rope_utils import initialize_rope
 
-from ..calibration import mark_origin
-from ..errors import ModelLoadError, SpecDecError
-from .folders import atomic_folder, check_weights, compute_dtype, load_safetensors, read_json
+from ..errors import SpecDecError
+from .folders import atomic_folder
 
 EAGLE3_TYPE = "eagle3"
 
@@ -260,39 +259,6 @@ def save_eagle3(model: Eagle3Model, out, *, target_name: str, target: dict, card
             shutil.copyfile(curves, tmp / Path(curves).name)
 
     return atomic_folder(Path(out), fill, overwrite=overwrite)
-
-
-def load_eagle3(path, target=None) -> Eagle3Model:
-    """A drafter folder (ours, or a published layout: models.eagle3_layouts) as an Eagle3Model, its embedding
-    bound to `target`'s when given."""
-    from .eagle3_layouts import read_published
-
-    path = Path(path)
-    published = read_published(path, len(getattr(target, "layers", ())) or None if target is not None else None)
-    if published is not None:
-        cfg, weights = published
-    else:
-        config = read_json(path / CONFIG, "an EAGLE-3 drafter config")
-        if config.get("model_type") != EAGLE3_TYPE:
-            raise ModelLoadError(f"{path} is not an EAGLE-3 drafter folder (model_type {config.get('model_type')!r})")
-        try:
-            cfg = Eagle3Config.from_dict(config["architecture"])
-        except (KeyError, TypeError) as e:
-            raise ModelLoadError(f"{path / CONFIG}: bad architecture ({e})") from None
-        weights = load_safetensors(path / WEIGHTS)
-    model = Eagle3Model(cfg)
-    check_weights(model, weights, str(path))
-    dtype = compute_dtype()
-    model.load_weights([(k, v if k == "d2t" else v.astype(dtype)) for k, v in weights.items()])
-    model.d2t = model.d2t.astype(mx.int32)
-    model.freeze()
-    mx.eval(model.parameters())
-    if target is not None:
-        from ..drafters.eagle3 import _embedding
-
-        model.bind_embedding(_embedding(target))
-    mark_origin(model, path)
-    return model
 
 
 def render_card(config: dict, card: dict) -> str:

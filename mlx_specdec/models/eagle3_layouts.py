@@ -81,13 +81,6 @@ def _has_midlayer(path: Path) -> bool:
     return False
 
 
-def is_eagle3_folder(path) -> bool:
-    """A drafter folder `load_eagle3` reads: ours, or a published layout."""
-    from .eagle3 import is_own_folder
-
-    return is_own_folder(path) or layout_of(path) is not None
-
-
 def _weights(path: Path) -> dict:
     for name in _WEIGHT_FILES:
         if (path / name).is_file():

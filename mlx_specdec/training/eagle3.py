@@ -39,7 +39,7 @@ import numpy as np
 
 from ..errors import IncompatibleModelsError, SpecDecError
 from ..features import capture, tap
-from ..model_info import model_vocab_size
+from ..model_info import model_vocab_size, token_embedding
 from ..models.eagle3 import Eagle3Config, Eagle3Model, default_target_layers
 from . import loop
 from .chat_corpus import corpus_target, read_corpus, token_counts
@@ -281,7 +281,7 @@ class Eagle3Task(loop.Task):
         self.module = Eagle3Model(self.draft_config)
         self.module.d2t = self.vocab - mx.arange(self.vocab.shape[0], dtype=mx.int32)
         self.module.freeze(keys=["d2t"])
-        self.module.bind_embedding(self.target.model.embed_tokens)
+        self.module.bind_embedding(token_embedding(self.target))
         if self.cfg.head_init == "target":
             init_from_target(self.module, self.target, self.vocab)
         mx.eval(self.module.parameters())
