@@ -5,7 +5,8 @@
     python -m bench.real --target smollm2-135m-instruct --llama-cpp-python /tmp/llamacpp/venv/bin/python
     python -m bench.real --prompts 1 --max-tokens 16 --repeats 1 --llama-cpp-python none --out /tmp/r  # smoke
 
-Two prompt sets, written below: a copy-heavy one (fix the spelling and write it
+Three prompt sets: the instruction set's held-out requests (`--sets heldout`, what an EAGLE-3 drafter trained on
+the chat corpus is measured on) and two written below: a copy-heavy one (fix the spelling and write it
 again, repeat a paragraph, copy a recipe or an email with one change, convert
 a list or notes to another format: the answer mostly copies the request) and a
 free-form one (questions, explanations, a short story). A chat target
@@ -54,12 +55,15 @@ from .report import markdown_table, speedup_cell, spread, where
 ROOT = Path(__file__).resolve().parents[1]
 PEER = Path(__file__).with_name("llama_cpp_peer.py")
 TARGETS = ("smollm2-135m-instruct", "gemma-3-270m")  # the README's order
-SETS = ("copy", "free")
-SET_TITLES = {"copy": "copy-heavy", "free": "free-form"}
+SETS = ("copy", "free", "heldout")
+SET_TITLES = {"copy": "copy-heavy", "free": "free-form", "heldout": "held-out instructions"}
 
 
 def _title(name: str, header: dict) -> str:
-    return SET_TITLES[name] + (" chat" if header.get("style") == "chat" else " text (plain-text prompts, a base model)")
+    chat = header.get("style") == "chat"
+    if name == "heldout":
+        return SET_TITLES[name] + (" (chat template)" if chat else " (in a plain-text frame, a base model)")
+    return SET_TITLES[name] + (" chat" if chat else " text (plain-text prompts, a base model)")
 NUM_PRED_TOKENS = 10  # llama-cpp-python's LlamaPromptLookupDecoding default
 
 # ---------------------------------------------------------------- the prompts
@@ -120,9 +124,26 @@ BASE = {  # a base model continues text: the same requests as text whose natural
 }
 
 
+def heldout_prompts(n: int | None) -> list[tuple[str, str]]:
+    """The instruction set's held-out requests, from the end of its hash order: the chat corpus's validation
+    split (training.chat_corpus) takes them from the start, so a drafter trained on that corpus has seen none."""
+    import hashlib
+
+    from mlx_specdec.data import instructions
+
+    rows = sorted(instructions.load("heldout"), key=lambda r: hashlib.sha256(r["id"].encode()).hexdigest())
+    return [(r["id"], r["text"]) for r in rows[::-1][:n]]
+
+
 def prompt_ids(tok, set_name: str, n: int | None = None) -> tuple[str, list[dict]]:
-    """('chat' or 'base', [{id, text, ids}]): the set through the chat template when the tokenizer has one."""
+    """('chat' or 'base', [{id, text, ids}]): the set through the chat template when the tokenizer has one (the
+    held-out instructions as the chat corpus frames them: training.chat_corpus.chat_ids)."""
     chat = bool(getattr(tok, "has_chat_template", False))
+    if set_name == "heldout":
+        from mlx_specdec.training.chat_corpus import chat_ids
+
+        return ("chat" if chat else "base"), [{"id": pid, "text": text, "ids": [int(t) for t in chat_ids(tok, text)]}
+                                              for pid, text in heldout_prompts(n)]
     out = []
     for pid, text in (CHAT if chat else BASE)[set_name][:n]:
         if chat:
@@ -439,7 +460,8 @@ def _ks(text: str) -> list:
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(prog="python -m bench.real", description=__doc__.splitlines()[0])
     p.add_argument("--target", default="smollm2-135m-instruct", help="a real target (models/real/NAME) or a folder")
-    p.add_argument("--sets", default=",".join(SETS), help="prompt sets, comma-separated from copy,free (default both)")
+    p.add_argument("--sets", default="copy,free", help="prompt sets, comma-separated from copy,free,heldout (default "
+                                                     "copy,free; heldout: the instruction set's held-out requests)")
     p.add_argument("--prompts", type=int, default=6, help="prompts per set (default 6, every one)")
     p.add_argument("--max-tokens", type=int, default=96)
     p.add_argument("--repeats", type=int, default=2)

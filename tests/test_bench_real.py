@@ -153,6 +153,16 @@ def test_a_chat_tokenizer_gets_the_chat_set_through_its_template_and_a_base_one_
     assert style == "base" and len(prompts) == 6 and prompts[0]["text"].startswith("Question:")
 
 
+def test_the_held_out_set_is_none_of_the_chat_corpus_and_framed_as_the_corpus_frames_it():
+    from mlx_specdec.training.chat_corpus import BASE_FRAME, ChatCorpusConfig, records
+
+    cfg = ChatCorpusConfig(target="t", out="o")  # the corpus's defaults: its validation split
+    seen = {r["id"] for r in records(cfg, "train")} | {r["id"] for r in records(cfg, "valid")}
+    style, prompts = prompt_ids(_Tok(False), "heldout", 8)
+    assert style == "base" and len(prompts) == 8 and not seen & {p["id"] for p in prompts}
+    assert prompts[0]["ids"] == [1, len(BASE_FRAME.format(text=prompts[0]["text"]))]
+
+
 def test_the_systems_stop_at_eos_and_reduce_with_the_harness():
     from bench.run import Progress, reduce_rows
     from mlx_specdec.generate import greedy_generate
