@@ -205,6 +205,24 @@ def test_the_draft_head_starts_as_the_targets_head_on_the_draft_vocabulary(targe
     assert mx.allclose(drafter.lm_head(drafter.norm(h)), want, atol=1e-3, rtol=1e-3).item()
 
 
+def test_the_target_cache_gives_the_loss_the_target_itself_gives(target, trained):
+    """A row's cached pass (log-probabilities kept in float16) gives the training loss of a fresh target pass;
+    the target runs once per distinct row."""
+    model, _ = target
+    drafter, vocab, rows = trained
+    cache = trainer.TargetCache(model, LAYERS, mx.array(vocab))
+    batch = rows[[0, 1, 0]]
+    given = cache(batch)
+    assert cache.computed == 2 and len(cache.rows) == 2
+    cache(rows[[1, 0]])
+    assert cache.computed == 2
+    x = mx.array(batch)
+    fresh = trainer.ttt_loss(drafter, model, LAYERS, mx.array(vocab), x, 3, 0.8)
+    cached = trainer.ttt_loss(drafter, model, LAYERS, mx.array(vocab), x, 3, 0.8, given)
+    assert mx.allclose(fresh[1], cached[1], rtol=1e-3).item(), (fresh[1], cached[1])
+    assert mx.array_equal(given[2], trainer.target_pass(model, LAYERS, x[:, 0], mx.array(vocab))[2]).item()
+
+
 def test_conversation_rows_mark_the_answer_positions():
     rows = trainer.conversation_rows([{"prompt": [5, 6, 7], "answer": [8, 9]}], 8)
     assert rows[0, 0].tolist() == [5, 6, 7, 8, 9, 0, 0, 0]

@@ -176,6 +176,8 @@ CONFIG_FLAG_HELP = {
     "target_layers": "comma-separated 0-based target layers whose outputs the drafter reads (default: EAGLE-3's "
                      "low, middle and high: 1, L/2-1, L-4)",
     "intermediate_size": "the drafter's MLP width (default: the target's)",
+    "no_target_cache": "run the target over a row every time it is drawn, instead of keeping its pass in memory "
+                       "after the first (about 10 MB a 256-token row for SmolLM2)",
     "head_init": "target: the draft head starts as the target's head rows and final norm; random: from scratch",
 }
 

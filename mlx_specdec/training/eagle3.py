@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import json
 import math
+import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -68,6 +69,7 @@ class Eagle3TrainConfig(loop.RunConfig):
     eval_every: int = 100
     eval_rows: int = 48
     ckpt_every: int = 50
+    no_target_cache: bool = False  # recompute the target's pass over a row every time it is drawn
 
     LOCAL = loop.RunConfig.LOCAL
 
@@ -168,6 +170,36 @@ def init_from_target(model: Eagle3Model, target, vocab: mx.array) -> None:
         model.norm.weight = (final(ones) * math.sqrt(1.0 + eps)).astype(model.norm.weight.dtype)
 
 
+class TargetCache:
+    """Each row's target pass (features, draft-vocabulary log-probabilities, top-1), kept after its first: the
+    target is frozen, so every later epoch reads it back instead of running the target again (a SmolLM2 pass
+    costs about what the drafter's whole training step does). Log-probabilities are kept in float16."""
+
+    def __init__(self, target, layers, vocab: mx.array):
+        self.target, self.layers, self.vocab = target, layers, vocab
+        self.rows: dict[bytes, tuple] = {}
+        self.seconds, self.computed = 0.0, 0
+
+    def __call__(self, rows: np.ndarray):
+        keys = [r.tobytes() for r in rows]
+        missing = list({k: i for i, k in reversed(list(enumerate(keys))) if k not in self.rows}.values())
+        if missing:
+            t0 = time.perf_counter()
+            feats, logp, top = target_pass(self.target, self.layers, mx.array(rows[missing, 0]), self.vocab)
+            logp = logp.astype(mx.float16)
+            mx.eval(feats, logp, top)
+            self.seconds += time.perf_counter() - t0
+            self.computed += len(missing)
+            for j, i in enumerate(missing):
+                self.rows[keys[i]] = (feats[j], logp[j], top[j])
+        parts = [self.rows[k] for k in keys]
+        feats, logp, top = (mx.stack([p[n] for p in parts]) for n in range(3))
+        return feats, logp.astype(mx.float32), top
+
+    def seconds_per_row(self) -> float:
+        return self.seconds / max(self.computed, 1)
+
+
 # ---------------------------------------------------------------- the training-time test
 
 
@@ -225,10 +257,11 @@ def step_targets(logp: mx.array, mask: mx.array, top: mx.array, j: int, anchors:
     return lp, m.astype(mx.float32), tp
 
 
-def ttt_loss(model: Eagle3Model, target, layers, vocab, x: mx.array, steps: int, decay: float):
-    """(weighted loss, per-step losses): soft cross-entropy against the target over the draft vocabulary."""
+def ttt_loss(model: Eagle3Model, target, layers, vocab, x: mx.array, steps: int, decay: float, given=None):
+    """(weighted loss, per-step losses): soft cross-entropy against the target over the draft vocabulary.
+    `given`: the rows' target pass (a TargetCache's), else the target runs here."""
     ids, mask = x[:, 0], x[:, 1]
-    feats, logp, top = target_pass(target, layers, ids, vocab)
+    feats, logp, top = given if given is not None else target_pass(target, layers, ids, vocab)
     anchors = ids.shape[1] - 1
     losses = []
     for j, logits in enumerate(unroll(model, feats, ids, steps)):
@@ -239,14 +272,17 @@ def ttt_loss(model: Eagle3Model, target, layers, vocab, x: mx.array, steps: int,
     return sum(w * l for w, l in zip(weights, losses)) / sum(weights), mx.stack(losses)
 
 
-def evaluate(model: Eagle3Model, target, layers, vocab, rows: np.ndarray, steps: int, batch_size: int) -> dict:
-    """Per step: the soft loss and how often the drafter's top-1 (as a target id) is the target's top-1."""
+def evaluate(model: Eagle3Model, target, layers, vocab, rows: np.ndarray, steps: int, batch_size: int,
+             targets=None) -> dict:
+    """Per step: the soft loss and how often the drafter's top-1 (as a target id) is the target's top-1.
+    `targets`: rows -> their target pass (a TargetCache), else the target runs here."""
     d2t = model.draft_to_target
     sums = np.zeros((steps, 3))  # loss * n, agreements, n
     for i in range(0, len(rows), batch_size):
         x = mx.array(rows[i : i + batch_size])
         ids, mask = x[:, 0], x[:, 1]
-        feats, logp, top = target_pass(target, layers, ids, vocab)
+        feats, logp, top = (targets(rows[i : i + batch_size]) if targets is not None
+                            else target_pass(target, layers, ids, vocab))
         anchors = ids.shape[1] - 1
         for j, logits in enumerate(unroll(model, feats, ids, steps)):
             lp, m, tp = step_targets(logp, mask, top, j, anchors)
@@ -270,6 +306,7 @@ class Eagle3Task(loop.Task):
         self.cfg, self.target, self.draft_config, self.valid_rows = cfg, target, draft_config, valid_rows
         self.vocab = mx.array(vocab)
         self.layers = draft_config.target_layers
+        self.cache = None if cfg.no_target_cache else TargetCache(target, self.layers, self.vocab)
         self.tokens_per_step = cfg.batch_size * cfg.seq_len
         steps = cfg.ttt_steps
         self.fields = (["step", "tokens", "train_loss"] + [f"train_loss_{j + 1}" for j in range(steps)]
@@ -287,14 +324,22 @@ class Eagle3Task(loop.Task):
         mx.eval(self.module.parameters())
 
     def loss(self, module, x):
-        return ttt_loss(module, self.target, self.layers, self.vocab, x, self.cfg.ttt_steps, self.cfg.step_decay)
+        x, given = (x[0], x[1:]) if isinstance(x, tuple) else (x, None)
+        return ttt_loss(module, self.target, self.layers, self.vocab, x, self.cfg.ttt_steps, self.cfg.step_decay,
+                        given)
 
-    def batch(self, rows: np.ndarray) -> mx.array:
-        return mx.array(rows)
+    def batch(self, rows: np.ndarray):
+        return mx.array(rows) if self.cache is None else (mx.array(rows), *self.cache(rows))
 
     def evaluate(self, final: bool = False) -> dict:
         return evaluate(self.module, self.target, self.layers, self.vocab, self.valid_rows, self.cfg.ttt_steps,
-                        self.cfg.batch_size)
+                        self.cfg.batch_size, self.cache)
+
+    def one_time_s(self, rows: np.ndarray) -> float:
+        if self.cache is None:
+            return 0.0
+        left = len({r.tobytes() for r in rows} | {r.tobytes() for r in self.valid_rows}) - len(self.cache.rows)
+        return max(left, 0) * self.cache.seconds_per_row()
 
     def train_columns(self, loss: float, terms: np.ndarray) -> dict:
         return {"train_loss": loss, **{f"train_loss_{j + 1}": float(t) for j, t in enumerate(terms)}}
