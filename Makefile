@@ -77,19 +77,19 @@ real-models: $(STAMP)
 # EAGLE-3 drafters trained here (hours on a 2-core CPU; resumable: run the same target again after an interruption).
 # SmolLM2's ships in models/; Gemma's terms cover models trained on its outputs, so its drafter is only ever
 # trained locally, into the git-ignored models/real/.
-EAGLE3_MINUTES ?= 48
+EAGLE3_MINUTES ?= 52
 eagle3-smollm2: real-models
-	$(PY) -m mlx_specdec.cli.main eagle corpus --target models/real/smollm2-135m-instruct --out runs/smollm2-chat --limit 640 --max-new 192 --valid 32
+	$(PY) -m mlx_specdec.cli.main eagle corpus --target models/real/smollm2-135m-instruct --out runs/smollm2-chat --limit 448 --max-new 192
 	$(PY) -m mlx_specdec.cli.main eagle train --base models/real/smollm2-135m-instruct --corpus runs/smollm2-chat \
-	  --out models/smollm2-135m-eagle3 --run-dir runs/smollm2-eagle3 --time-budget-min $(EAGLE3_MINUTES) --seq-len 320 \
-	  --batch-size 8 --lr 2e-3 --warmup 20 --eval-every 40 --eval-rows 32 --ckpt-every 20 \
+	  --out models/smollm2-135m-eagle3 --run-dir runs/smollm2-eagle3 --time-budget-min $(EAGLE3_MINUTES) --seq-len 256 \
+	  --batch-size 8 --lr 2e-3 --warmup 20 --eval-every 50 --eval-rows 48 --ckpt-every 25 \
 	  $$(test -f runs/smollm2-eagle3/ckpt.safetensors && echo --resume)
 
 eagle3-gemma: real-models
-	$(PY) -m mlx_specdec.cli.main eagle corpus --target models/real/gemma-3-270m --out runs/gemma-chat --limit 640 --max-new 192 --valid 32
+	$(PY) -m mlx_specdec.cli.main eagle corpus --target models/real/gemma-3-270m --out runs/gemma-chat --limit 448 --max-new 192
 	$(PY) -m mlx_specdec.cli.main eagle train --base models/real/gemma-3-270m --corpus runs/gemma-chat \
-	  --out models/real/gemma-3-270m-eagle3 --run-dir runs/gemma-eagle3 --time-budget-min $(EAGLE3_MINUTES) --seq-len 320 \
-	  --batch-size 8 --lr 2e-3 --warmup 20 --eval-every 40 --eval-rows 32 --ckpt-every 20 \
+	  --out models/real/gemma-3-270m-eagle3 --run-dir runs/gemma-eagle3 --time-budget-min $(EAGLE3_MINUTES) --seq-len 256 \
+	  --batch-size 8 --lr 2e-3 --warmup 20 --eval-every 50 --eval-rows 48 --ckpt-every 25 \
 	  $$(test -f runs/gemma-eagle3/ckpt.safetensors && echo --resume)
 
 # pip install . into a fresh venv and run the installed `mlx-specdec` command (needs PyPI).
