@@ -338,7 +338,7 @@ def _row_cells(r: dict) -> list[str]:
     else:
         x = speedup_cell(r["speedup_vs_plain"])
     label = {"plain": "ours, plain" if r["impl"] == "ours" else "mlx-lm `generate_step`, plain",
-             "lookup": "ours, prompt lookup"}[r["kind"]]
+             "lookup": "ours, prompt lookup", "eagle3": "ours, EAGLE-3 drafter"}[r["kind"]]
     return [label, str(r["k"] or "-"), f"{r['tokens_per_s']['median']:.1f}", f"{r['tokens_per_pass']:.2f}", acc, x]
 
 

@@ -71,6 +71,22 @@ def test_readme_block_pins_the_rows_the_command_and_the_link():
     assert "40.0" not in block  # llama.cpp's absolute tokens/s stay in the file, out of the table
 
 
+def test_an_eagle3_run_renders_its_rows_and_its_profile():
+    result = _result()
+    rows = result["sets"]["copy"]["rows"][:1] + [_row("ours", "eagle3", 4, 12.0, 1.9, 1.2, 0.3)]
+    profile = {"k": 6, "acceptance": [{"proposed": 10, "conditional": 0.3}, {"proposed": 3, "conditional": 0.25},
+                                      {"proposed": 0, "conditional": None}],
+               "tokens_per_round": 1.4, "drafter_step_ms": 4.0, "drafter_step_fraction": 0.065, "target_step_ms": 61.5}
+    result["header"]["eagle3"] = "models/smollm2-135m-eagle3"
+    result["sets"] = {"heldout": {"rows": rows, "prompts": result["sets"]["copy"]["prompts"], "eagle3": profile}}
+    text = render(result)
+    assert "## held-out instructions (chat template)" in text
+    assert "| ours, EAGLE-3 drafter | 4 |" in text
+    assert "acceptance per draft position given the one before was accepted 30%, 25%;" in text
+    assert "0.065 of a target step (61.5 ms)" in text
+    assert "ours, EAGLE-3 drafter" in readme_block([(result, "bench/results/x-eagle3-smollm2-135m-instruct.md")])
+
+
 def test_results_markdown_records_llama_cpps_absolute_speeds_and_the_outputs():
     text = render(_result())
     assert "llama.cpp plain 50.0 tokens/s, llama.cpp lookup 40.0 tokens/s" in text

