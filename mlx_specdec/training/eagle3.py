@@ -40,7 +40,7 @@ import numpy as np
 
 from ..errors import IncompatibleModelsError, SpecDecError
 from ..features import capture, tap
-from ..model_info import model_vocab_size, token_embedding
+from ..model_info import model_vocab_size, output_projection, token_embedding
 from ..models.eagle3 import Eagle3Config, Eagle3Model, default_target_layers
 from . import loop
 from .chat_corpus import corpus_target, read_corpus, token_counts
@@ -145,16 +145,10 @@ def target_pass(target, layers: tuple[int, ...], ids: mx.array, vocab: mx.array)
     return mx.stop_gradient(feats), mx.stop_gradient(logp), top
 
 
-def target_head_rows(target, ids: mx.array) -> mx.array:
-    """(len(ids), H): the rows of the target's output head for target ids `ids` (its tied embedding's rows when
-    it has no head of its own), dequantized."""
-    head = dict(target.children()).get("lm_head")
-    if head is None:
-        return target.model.embed_tokens(ids).astype(mx.float32)
-    if type(head) is nn.Linear:
-        return head.weight[ids].astype(mx.float32)
-    hidden = target.args.hidden_size  # a quantized head: read its rows back through the layer itself
-    return head(mx.eye(hidden, dtype=mx.float32)).T[ids].astype(mx.float32)
+def target_head_rows(target, ids: mx.array, hidden: int) -> mx.array:
+    """(len(ids), hidden): the target's output head (model_info.output_projection: its own head or its tied
+    embedding, quantized or not) as rows for target ids `ids`, read back through the head itself."""
+    return output_projection(target)(mx.eye(hidden, dtype=mx.float32))[:, ids].T.astype(mx.float32)
 
 
 def init_from_target(model: Eagle3Model, target, vocab: mx.array) -> None:
@@ -162,7 +156,7 @@ def init_from_target(model: Eagle3Model, target, vocab: mx.array) -> None:
     norm = the target's final norm (its effective scale, so a Gemma-style 1 + w norm reads right). The drafter
     then only has to learn to produce a hidden state the target's own head reads as the next token."""
     dtype = model.lm_head.weight.dtype
-    model.lm_head.weight = target_head_rows(target, vocab).astype(dtype)
+    model.lm_head.weight = target_head_rows(target, vocab, model.config.hidden_size).astype(dtype)
     final = getattr(target.model, "norm", None)
     if final is not None:
         ones = mx.ones((model.config.hidden_size,), dtype=mx.float32)
