@@ -1,0 +1,116 @@
+"""`DFlashDrafter`: a block drafter fed by the target's own verification passes; k drafts from one pass.
+
+The drafter declares `feature_layers`, so the target's sequence captures those
+layers' outputs in every pass (the prefill's too). Its caches hold one context
+row per position the target has verified:
+
+* after prefill, the prompt's rows (all but the last prompt token, which is
+  pending: the target has not read it yet) wait in a queue, with the pending
+  token;
+* `propose(k)` feeds the queued rows and fills the block [pending, mask x k]
+  in the same pass: k drafts, each from its own slot's distribution;
+* `commit(j, t)` queues rows 0..j of the pass (the pending token's and the j
+  accepted drafts': every position now verified) and makes t the pending
+  token; the block itself was never cached, so nothing is trimmed;
+* a run of pipelined plain steps hands each step's row to commit as `rows`.
+
+Under sampling, q_i is the softmax of slot i's logits under the policy (over
+the target's vocabulary: a reduced draft vocabulary's probabilities on their
+target ids, zero elsewhere) and draft i is drawn from it alone. q_i does not
+depend on the drafts before it, which is all min(1, p/q) with the target's
+residual needs to stay exact (docs/DESIGN.md, "Block drafters").
+"""
+
+from __future__ import annotations
+
+import mlx.core as mx
+
+from ..errors import IncompatibleModelsError, SpecDecError
+from ..model_info import model_vocab_size, output_projection, token_embedding
+from ..models.dflash import DFlashModel
+from ..models.mtp_head import as_ids
+from .protocol import EMPTY, Drafter
+
+
+class DFlashDrafter(Drafter):
+    keeps_cache = True
+    pipelines_plain_steps = True  # commit reads nothing of a pass but its features, which plain steps hand over
+
+    def __init__(self, model: DFlashModel, max_block: int | None = None):
+        cfg = model.config
+        if max_block is not None and (isinstance(max_block, bool) or not isinstance(max_block, int)
+                                      or not 2 <= max_block):
+            raise SpecDecError(f"max_block must be an integer >= 2 or None, got {max_block!r}")
+        self.model = model
+        self.feature_layers = cfg.target_layers
+        self.vocab_size = cfg.vocab_size
+        self.max_drafts = min(max_block or cfg.block_size, cfg.block_size) - 1
+        self.cache = model.make_cache()
+        self._seq = None
+        self._queue: list[mx.array] = []  # context rows (features) not yet in the caches
+        self._pending = None  # the last committed token, which the target has not read yet
+        self._drafts = EMPTY
+        self.rounds: list[tuple[int, int]] = []
+
+    def bind(self, target, target_seq) -> None:
+        cfg = self.model.config
+        n_layers = len(getattr(target, "layers", ()))
+        if max(cfg.target_layers) >= n_layers:
+            raise IncompatibleModelsError(f"this block drafter reads target layers {list(cfg.target_layers)}; "
+                                          f"the target has {n_layers}")
+        if model_vocab_size(target) != cfg.vocab_size:
+            raise IncompatibleModelsError(f"this block drafter drafts for a {cfg.vocab_size}-token vocabulary; "
+                                          f"the target has {model_vocab_size(target)}")
+        embed = token_embedding(target)
+        width = embed.weight.shape[-1] if hasattr(embed, "weight") else cfg.hidden_size
+        if getattr(embed, "bits", None) is None and width != cfg.hidden_size:
+            raise IncompatibleModelsError(f"this block drafter is {cfg.hidden_size} wide; the target's embedding "
+                                          f"rows are {width}")
+        self.model.bind(embed, None if cfg.own_head else output_projection(target))
+        self._seq = target_seq
+
+    def prefill(self, prompt_ids) -> None:
+        ids = as_ids(prompt_ids)
+        self.cache = self.model.make_cache()
+        self._drafts, self.rounds = EMPTY, []
+        self._pending = ids[-1:]
+        rows = getattr(self._seq, "features", None)
+        self._queue = [rows] if rows is not None and rows.ndim == 2 and rows.shape[0] == ids.shape[0] - 1 > 0 else []
+
+    def _pick(self, logits, policy, key):
+        draft, q = policy.pick(logits, key)
+        d2t = self.model.draft_to_target
+        if d2t is None:
+            return draft.astype(mx.int32), q
+        token = d2t[draft.astype(mx.int32)]
+        if q is None:
+            return token, None
+        full = mx.zeros((q.shape[0], self.vocab_size), dtype=q.dtype)
+        full[:, d2t] = q
+        return token, full
+
+    def propose(self, k, policy, key):
+        n = min(k, self.max_drafts)
+        self._drafts = EMPTY
+        if n < 1 or self._pending is None:
+            return EMPTY, None
+        if self._seq is None:
+            raise SpecDecError("DFlashDrafter was not bound to a target sequence; drive it through "
+                               "speculative_generate")
+        features = None
+        if self._queue:
+            features = (self._queue[0] if len(self._queue) == 1 else mx.concatenate(self._queue))[None]
+        self._queue = []
+        logits = self.model(self._pending, n, features, self.cache)[0]
+        self._drafts, q = self._pick(logits, policy, key if not policy.greedy else None)
+        return self._drafts, q
+
+    def commit(self, accepted, token, rows=None) -> None:
+        if self._seq is None:
+            raise SpecDecError("DFlashDrafter was not bound to a target sequence; drive it through "
+                               "speculative_generate")
+        self.rounds.append((self._drafts.shape[0], accepted))
+        features = self._seq.features if rows is None else rows
+        self._queue.append(features[: accepted + 1])
+        self._drafts = EMPTY
+        self._pending = mx.array([token], dtype=mx.int32)

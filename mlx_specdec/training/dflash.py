@@ -1,0 +1,380 @@
+"""Train a block drafter (DFlash) for a frozen target, on the shared loop, from the target's own answers.
+
+    mlx-specdec eagle corpus --target models/real/smollm2-135m-instruct --out runs/smollm2-chat
+    mlx-specdec dflash train --base models/real/smollm2-135m-instruct --corpus runs/smollm2-chat \\
+        --out models/smollm2-135m-dflash --time-budget-min 45
+
+The corpus is the EAGLE-3 trainer's (`training.chat_corpus`): the target's own
+answers to the instruction set, as rows of --seq-len tokens. The target's pass
+over a row gives what the drafter reads (its `target_layers` outputs) and what
+it must predict (the target's next-token distribution on the draft
+vocabulary); it is kept after a row's first pass (`TargetCache`).
+
+A row trains --anchors blocks at once. A block at anchor a holds x_a and
+B - 1 masks at positions a .. a + B - 1; it attends to the context rows at
+positions < a (what the drafter's cache holds at inference when x_a is the
+pending token) and to itself, never to another block: one attention over the
+row's context and every block, with that mask. Slot i predicts the target's
+distribution at position a + i - 1 (the token at a + i), weighted
+--slot-decay**(i - 1); anchors are drawn afresh each step among the answer's
+positions.
+
+Validation reports, per slot, how often the drafter's top-1 is the target's
+top-1 at every answer position as anchor (acc_1..acc_{B-1}), and the tokens a
+greedy pass would give: 1 + the mean length of the agreeing prefix of the
+block (tokens_per_pass), since the answers are the target's own greedy tokens.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import mlx.core as mx
+import mlx.nn as nn
+import numpy as np
+
+from ..errors import IncompatibleModelsError, SpecDecError
+from ..features import tap
+from ..model_info import model_vocab_size, token_embedding
+from ..models.dflash import DFlashConfig, DFlashModel, default_target_layers
+from . import loop
+from .chat_corpus import corpus_target, read_corpus, token_counts
+from .distill import target_identity
+from .eagle3 import HEAD_INITS, TargetCache, conversation_rows, draft_vocabulary, init_from_target, target_pass
+
+PROG = "mlx-specdec dflash train"
+CURVES = "curves.csv"
+
+
+@dataclass
+class DFlashTrainConfig(loop.RunConfig):
+    base: str = ""  # the target's folder
+    corpus: str = ""  # a chat corpus folder (training.chat_corpus)
+    block_size: int = 8
+    layers: int = 2
+    n_features: int = 5  # target layers read, spread from layer 1 to L - 3 (z-lab's choice)
+    target_layers: str | None = None  # "1,8,15": 0-based layers whose outputs are read; overrides n_features
+    draft_vocab: int = 8192
+    intermediate_size: int | None = None  # None: the target's
+    head_init: str = "target"
+    anchors: int = 32  # blocks trained per row and step
+    slot_decay: float = 0.9
+    seq_len: int = 256
+    batch_size: int = 8
+    lr: float = 2e-3
+    warmup: int = 20
+    weight_decay: float = 0.0
+    eval_every: int = 50
+    eval_rows: int = 48
+    ckpt_every: int = 25
+    no_target_cache: bool = False
+
+    LOCAL = loop.RunConfig.LOCAL
+
+    def validate(self) -> None:
+        super().validate()
+        if not self.base or not self.corpus:
+            raise SpecDecError("give --base (the target's folder) and --corpus (a chat corpus folder)")
+        for name in ("draft_vocab", "layers", "n_features", "anchors"):
+            if getattr(self, name) < 1:
+                raise SpecDecError(f"--{name.replace('_', '-')} must be >= 1, got {getattr(self, name)}")
+        if self.block_size < 2:
+            raise SpecDecError(f"--block-size must be >= 2, got {self.block_size}")
+        if not 0 < self.slot_decay <= 1:
+            raise SpecDecError(f"--slot-decay must be in (0, 1], got {self.slot_decay}")
+        if self.head_init not in HEAD_INITS:
+            raise SpecDecError(f"--head-init must be one of {', '.join(HEAD_INITS)}, got {self.head_init!r}")
+        if self.seq_len < self.block_size + 1:
+            raise SpecDecError(f"--seq-len must be >= block-size + 1 = {self.block_size + 1}, got {self.seq_len}")
+
+    def chosen_layers(self, n_layers: int) -> tuple[int, ...]:
+        if self.target_layers is None:
+            return default_target_layers(n_layers, self.n_features)
+        try:
+            layers = tuple(int(s) for s in str(self.target_layers).split(","))
+        except ValueError:
+            raise SpecDecError(f"--target-layers must be comma-separated layer indices, got {self.target_layers!r}")
+        bad = [i for i in layers if not 0 <= i < n_layers]
+        if bad:
+            raise SpecDecError(f"--target-layers {bad[0]} is not a layer of this {n_layers}-layer target")
+        return layers
+
+    def default_run_dir(self) -> Path:
+        return Path("runs") / (Path(self.out).name if self.out else Path(self.base).name + "-dflash")
+
+
+def cfg_command(cfg: DFlashTrainConfig) -> str:
+    return loop.cfg_command(cfg, PROG, asdict(DFlashTrainConfig()), always=("base", "corpus"))
+
+
+# ---------------------------------------------------------------- anchors
+
+
+def draw_anchors(rows: np.ndarray, n: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """(anchors (N, n) int32, weight (N, n) float32): per row, n distinct answer positions a >= 1 whose slot 1
+    is learned (mask[a] = 1), uniformly; a row with fewer such positions repeats none and pads with weight 0."""
+    out, weight = np.ones((len(rows), n), np.int32), np.zeros((len(rows), n), np.float32)
+    for r, row in enumerate(rows):
+        valid = np.flatnonzero(row[1, 1:-1]) + 1
+        if len(valid) == 0:
+            continue
+        take = rng.choice(valid, size=min(n, len(valid)), replace=False)
+        out[r, : len(take)], weight[r, : len(take)] = np.sort(take), 1.0
+    return out, weight
+
+
+def every_anchor(rows: np.ndarray, cap: int) -> tuple[np.ndarray, np.ndarray]:
+    """Every answer position as an anchor (up to `cap` per row, evenly spaced when there are more)."""
+    out, weight = np.ones((len(rows), cap), np.int32), np.zeros((len(rows), cap), np.float32)
+    for r, row in enumerate(rows):
+        valid = np.flatnonzero(row[1, 1:-1]) + 1
+        if len(valid) > cap:
+            valid = valid[np.linspace(0, len(valid) - 1, cap).round().astype(int)]
+        out[r, : len(valid)], weight[r, : len(valid)] = valid, 1.0
+    return out, weight
+
+
+# ---------------------------------------------------------------- the blocks of a row, in one pass
+
+
+def _repeat(x, rep):
+    return mx.repeat(x, rep, axis=1) if rep > 1 else x
+
+
+def block_logits(model: DFlashModel, feats: mx.array, ids: mx.array, anchors: mx.array) -> mx.array:
+    """Draft-vocabulary logits (R, A, B - 1, Vd) of the blocks at `anchors` (R, A) of each row: what the drafter
+    computes with the context rows < a in its cache and x_a pending (see the module docstring)."""
+    cfg = model.config
+    R, T = ids.shape
+    A, B = anchors.shape[1], cfg.block_size
+    N = R * A
+    rep = cfg.num_attention_heads // cfg.num_key_value_heads
+    ctx = model.context(feats)  # (R, T, H)
+    first = mx.take_along_axis(ids, anchors, axis=1).reshape(N)
+    h = model.block_input(first, B - 1).astype(ctx.dtype)  # (N, B, H)
+    offsets = anchors.reshape(N)
+    ctx_visible = mx.arange(T)[None, None, :] < anchors[:, :, None]  # (R, A, T)
+    ctx_visible = mx.repeat(ctx_visible, B, axis=1)[:, None]  # (R, 1, A * B, T): block-major, slots inside
+    for layer in model.layers:
+        attn = layer.self_attn
+        x = layer.input_layernorm(h)
+        ck, cv = attn.keys_values(ctx, 0)  # (R, nkv, T, d)
+        ck, cv = _repeat(ck, rep), _repeat(cv, rep)
+        q = attn.queries(x, offsets)  # (N, nh, B, d)
+        kb, vb = attn.keys_values(x, offsets)
+        kb, vb = _repeat(kb, rep), _repeat(vb, rep)
+        nh, d = q.shape[1], q.shape[-1]
+        qr = q.reshape(R, A, nh, B, d).transpose(0, 2, 1, 3, 4).reshape(R, nh, A * B, d)
+        s_ctx = (qr @ ck.transpose(0, 1, 3, 2)) * attn.scale  # (R, nh, A * B, T)
+        s_ctx = mx.where(ctx_visible, s_ctx, -mx.inf)
+        s_blk = (q @ kb.transpose(0, 1, 3, 2)) * attn.scale  # (N, nh, B, B)
+        s_blk = s_blk.reshape(R, A, nh, B, B).transpose(0, 2, 1, 3, 4).reshape(R, nh, A * B, B)
+        w = mx.softmax(mx.concatenate([s_ctx, s_blk], axis=-1).astype(mx.float32), axis=-1).astype(q.dtype)
+        mixed = w[..., :T] @ cv  # (R, nh, A * B, d)
+        w_blk = w[..., T:].reshape(R, nh, A, B, B).transpose(0, 2, 1, 3, 4).reshape(N, nh, B, B)
+        mixed = mixed.reshape(R, nh, A, B, d).transpose(0, 2, 1, 3, 4).reshape(N, nh, B, d) + w_blk @ vb
+        h = h + attn.o_proj(mixed.transpose(0, 2, 1, 3).reshape(N, B, nh * d))
+        h = h + layer.mlp(layer.post_attention_layernorm(h))
+    logits = model.head(model.norm(h[:, 1:]))
+    return logits.reshape(R, A, B - 1, -1)
+
+
+def slot_targets(logp: mx.array, mask: mx.array, top: mx.array, anchors: mx.array, n_slots: int):
+    """What slot i of the block at anchor a predicts: the target at position a + i - 1 (masked past the row)."""
+    T = mask.shape[1]
+    pos = anchors[:, :, None] + mx.arange(n_slots)[None, None, :]  # (R, A, S): a + i - 1 for i = 1..S
+    inside = pos < T
+    pos = mx.minimum(pos, T - 1)
+    R, A, S = pos.shape
+    flat = pos.reshape(R, A * S)
+    lp = mx.take_along_axis(logp, flat[..., None], axis=1).reshape(R, A, S, -1)
+    m = (mx.take_along_axis(mask, flat, axis=1).reshape(R, A, S) * inside).astype(mx.float32)
+    tp = mx.take_along_axis(top, flat, axis=1).reshape(R, A, S)
+    return lp, m, tp
+
+
+def block_loss(model: DFlashModel, x: mx.array, given, anchors: mx.array, weight: mx.array, decay: float):
+    """(weighted loss, per-slot losses): soft cross-entropy against the target over the draft vocabulary.
+    x: rows (R, 2, T) (ids, answer mask); given: their target pass (features, log-probabilities, top-1)."""
+    ids, mask = x[:, 0], x[:, 1]
+    feats, logp, top = given
+    S = model.config.block_size - 1
+    logits = block_logits(model, feats, ids, anchors)
+    lp, m, _ = slot_targets(logp, mask, top, anchors, S)
+    m = m * weight[..., None]
+    ce = -(mx.exp(lp) * nn.log_softmax(logits.astype(mx.float32), axis=-1)).sum(axis=-1)  # (R, A, S)
+    per_slot = (ce * m).sum(axis=(0, 1)) / mx.maximum(m.sum(axis=(0, 1)), 1.0)
+    w = mx.array([decay**i for i in range(S)])
+    return (per_slot * w).sum() / w.sum(), per_slot
+
+
+def evaluate(model: DFlashModel, rows: np.ndarray, targets, batch_size: int, cap: int = 256) -> dict:
+    """Per slot: the soft loss and how often the drafter's top-1 (as a target id) is the target's top-1, every
+    answer position an anchor; and tokens_per_pass = 1 + the mean agreeing prefix of a block."""
+    S = model.config.block_size - 1
+    d2t = model.draft_to_target
+    sums = np.zeros((S, 3))  # loss * n, agreements, n
+    prefix, blocks = 0.0, 0.0
+    for i in range(0, len(rows), batch_size):
+        part = rows[i : i + batch_size]
+        anchors, weight = every_anchor(part, min(cap, part.shape[-1]))
+        x = mx.array(part)
+        feats, logp, top = targets(part)
+        a, w = mx.array(anchors), mx.array(weight)
+        logits = block_logits(model, feats, x[:, 0], a)
+        lp, m, tp = slot_targets(logp, x[:, 1], top, a, S)
+        m = m * w[..., None]
+        ce = -(mx.exp(lp) * nn.log_softmax(logits.astype(mx.float32), axis=-1)).sum(axis=-1)
+        pick = mx.argmax(logits, axis=-1)
+        agree = ((pick if d2t is None else d2t[pick]) == tp).astype(mx.float32) * m  # (R, A, S)
+        run = mx.cumprod(agree, axis=-1).sum(axis=-1) * w  # the agreeing prefix of each block
+        mx.eval(ce, agree, run)
+        sums[:, 0] += np.array((ce * m).sum(axis=(0, 1)))
+        sums[:, 1] += np.array(agree.sum(axis=(0, 1)))
+        sums[:, 2] += np.array(m.sum(axis=(0, 1)))
+        prefix += float(run.sum().item())
+        blocks += float(w.sum().item())
+    n = np.maximum(sums[:, 2], 1)
+    out = {f"valid_loss_{j + 1}": sums[j, 0] / n[j] for j in range(S)}
+    out.update({f"acc_{j + 1}": sums[j, 1] / n[j] for j in range(S)})
+    out["valid_loss"] = float(np.average(sums[:, 0] / n, weights=[0.9**j for j in range(S)]))
+    out["tokens_per_pass"] = 1.0 + prefix / max(blocks, 1.0)
+    return out
+
+
+class DFlashTask(loop.Task):
+    label = "dflash"
+    curves = CURVES
+    prefix = "drafter"
+
+    def __init__(self, cfg: DFlashTrainConfig, target, draft_config: DFlashConfig, vocab: np.ndarray,
+                 valid_rows: np.ndarray):
+        self.cfg, self.target, self.draft_config, self.valid_rows = cfg, target, draft_config, valid_rows
+        self.vocab = mx.array(vocab)
+        self.layers = draft_config.target_layers
+        self.cache = TargetCache(target, self.layers, self.vocab)
+        self.tokens_per_step = cfg.batch_size * cfg.seq_len
+        S = draft_config.block_size - 1
+        self.fields = (["step", "tokens", "train_loss"] + [f"train_loss_{j + 1}" for j in range(S)]
+                       + ["valid_loss", "tokens_per_pass"] + [f"acc_{j + 1}" for j in range(S)]
+                       + ["lr", "tokens_per_s", "elapsed_s"])
+        self.rng = np.random.default_rng(cfg.seed)
+        self.reset()
+
+    def reset(self) -> None:
+        mx.random.seed(self.cfg.seed)
+        self.module = DFlashModel(self.draft_config)
+        self.module.d2t = self.vocab - mx.arange(self.vocab.shape[0], dtype=mx.int32)
+        self.module.freeze(keys=["d2t"])
+        self.module.bind(token_embedding(self.target))
+        if self.cfg.head_init == "target":
+            init_from_target(self.module, self.target, self.vocab)
+        mx.eval(self.module.parameters())
+
+    def _given(self, rows: np.ndarray):
+        if self.cfg.no_target_cache:
+            return target_pass(self.target, self.layers, mx.array(rows[:, 0]), self.vocab)
+        return self.cache(rows)
+
+    def loss(self, module, x):
+        rows, anchors, weight, *given = x
+        return block_loss(module, rows, given, anchors, weight, self.cfg.slot_decay)
+
+    def batch(self, rows: np.ndarray):
+        anchors, weight = draw_anchors(rows, self.cfg.anchors, self.rng)
+        return (mx.array(rows), mx.array(anchors), mx.array(weight), *self._given(rows))
+
+    def evaluate(self, final: bool = False) -> dict:
+        return evaluate(self.module, self.valid_rows, self._given, self.cfg.batch_size)
+
+    def one_time_s(self, rows: np.ndarray) -> float:
+        if self.cfg.no_target_cache:
+            return 0.0
+        left = len({r.tobytes() for r in rows} | {r.tobytes() for r in self.valid_rows}) - len(self.cache.rows)
+        return max(left, 0) * self.cache.seconds_per_row()
+
+    def train_columns(self, loss: float, terms: np.ndarray) -> dict:
+        return {"train_loss": loss, **{f"train_loss_{j + 1}": float(t) for j, t in enumerate(terms)}}
+
+    def info(self, train: dict, valid: dict) -> str:
+        text = f"loss {train['train_loss']:.3f}"
+        if valid:
+            S = self.draft_config.block_size - 1
+            text += (f" | {valid['tokens_per_pass']:.2f} tok/pass | acc "
+                     + " ".join(f"{valid[f'acc_{j + 1}']:.0%}" for j in range(S)))
+        return text
+
+    def meta(self) -> dict:
+        return dict(architecture=self.draft_config.to_dict())
+
+    def checkpoint_arrays(self) -> dict:
+        return {"d2t": self.module.d2t}
+
+
+def draft_config_for(target, cfg: DFlashTrainConfig, vocab_size: int) -> DFlashConfig:
+    a = target.args
+    hidden = a.hidden_size
+    return DFlashConfig(
+        hidden_size=hidden, intermediate_size=cfg.intermediate_size or a.intermediate_size,
+        num_hidden_layers=cfg.layers, num_attention_heads=a.num_attention_heads,
+        num_key_value_heads=a.num_key_value_heads,
+        head_dim=getattr(a, "head_dim", None) or hidden // a.num_attention_heads,
+        vocab_size=vocab_size, block_size=cfg.block_size, target_layers=cfg.chosen_layers(len(target.layers)),
+        target_hidden_size=hidden, draft_vocab_size=min(cfg.draft_vocab, vocab_size), mask_token_id=None,
+        rms_norm_eps=getattr(a, "rms_norm_eps", 1e-6), rope_theta=getattr(a, "rope_theta", 10000.0),
+        max_position_embeddings=getattr(a, "max_position_embeddings", None) or 8192)
+
+
+def train(cfg: DFlashTrainConfig, target=None, tokenizer=None, invocation: str | None = None) -> dict:
+    """Train (or resume) a block drafter; writes cfg.out (a drafter folder) when set. Returns a summary."""
+    from ..loading import load
+    from ..models.dflash import save_dflash
+
+    cfg.validate()
+    run_dir = Path(cfg.run_dir) if cfg.run_dir else cfg.default_run_dir()
+    say = (lambda m: None) if cfg.quiet else (lambda m: print(m, flush=True))
+    identity = target_identity(cfg.base)
+    if corpus_target(cfg.corpus) != identity:
+        raise IncompatibleModelsError(f"--corpus {cfg.corpus!r} was written by another target than --base {cfg.base!r}")
+    meta = loop.open_run(cfg, run_dir, protect={"--base": cfg.base, "--corpus": cfg.corpus},
+                         required={"target": dict})
+    if meta is not None and meta["target"] != identity:
+        raise IncompatibleModelsError(f"--resume: the checkpoint was trained for another target than {cfg.base}")
+    if target is None:
+        target, tokenizer = load(cfg.base)
+    tap(target, cfg.chosen_layers(len(target.layers)))
+    train_records, valid_records = read_corpus(cfg.corpus, "train"), read_corpus(cfg.corpus, "valid")
+    vocab_size = model_vocab_size(target)
+    eos = list(getattr(tokenizer, "eos_token_ids", None) or [])
+    vocab = (np.asarray(meta["vocab"], np.int32) if meta is not None
+             else draft_vocabulary(train_records, vocab_size, min(cfg.draft_vocab, vocab_size), eos))
+    draft_config = draft_config_for(target, cfg, vocab_size)
+    train_rows = conversation_rows(train_records, cfg.seq_len)
+    valid_rows = conversation_rows(valid_records, cfg.seq_len)[: cfg.eval_rows]
+    if len(train_rows) < cfg.batch_size:
+        raise SpecDecError(f"the corpus has {len(train_rows)} conversations; need at least --batch-size {cfg.batch_size}")
+    task = DFlashTask(cfg, target, draft_config, vocab, valid_rows)
+    covered = token_counts(train_records, vocab_size)
+    coverage = covered[vocab].sum() / max(covered.sum(), 1)
+    say(f"block drafter for {cfg.base}: {cfg.layers} layers, blocks of {cfg.block_size}, target layers "
+        f"{list(draft_config.target_layers)}, draft vocabulary {len(vocab):,} ({coverage:.1%} of answer tokens), "
+        f"{len(train_rows):,} conversations of <= {cfg.seq_len} tokens, {cfg.anchors} anchors a row")
+    summary = loop.run(task, cfg, run_dir=run_dir, train_rows=train_rows, meta=meta, say=say,
+                       invocation=invocation or cfg_command(cfg),
+                       base_meta=dict(target=identity, vocab=vocab.tolist(), coverage=float(coverage)))
+    summary["coverage"] = float(coverage)
+    if cfg.out:
+        S = draft_config.block_size - 1
+        card = dict(target=cfg.base, corpus=cfg.corpus, conversations=len(train_rows), steps=summary["steps"],
+                    tokens_seen=summary["tokens_seen"], wall_time_s=summary["wall_time_s"], machine=loop.machine(),
+                    command=summary["invocation"], coverage=float(coverage),
+                    acceptance={f"acc_{j + 1}": round(float(summary[f"acc_{j + 1}"]), 4) for j in range(S)
+                                if f"acc_{j + 1}" in summary})
+        if "tokens_per_pass" in summary:
+            card["tokens_per_pass"] = float(summary["tokens_per_pass"])
+        save_dflash(task.module, cfg.out, target_name=Path(cfg.base).name, target=identity, card=card,
+                    curves=run_dir / CURVES, overwrite=cfg.overwrite)
+        say(f"saved {cfg.out}")
+    summary["drafter"] = task.module
+    return summary
