@@ -102,6 +102,10 @@ def check_model_config(config: dict, path: Path) -> None:
             "LlamaForCausalLMEagle3"]:
         raise ModelLoadError(f"{str(path)!r} is an EAGLE-3 drafter, not a model; pass it as --draft-model "
                              "(its target is the --model)")
+    if model_type == "dflash" or isinstance(config.get("dflash_config"), dict) or any(
+            a in ("DFlashDraftModel", "DFlash2DraftModel") for a in config.get("architectures") or []):
+        raise ModelLoadError(f"{str(path)!r} is a block (DFlash) drafter, not a model; pass it as --draft-model "
+                             "(its target is the --model)")
     if model_type is not None and not isinstance(model_type, str):
         raise ModelLoadError(f"{where}: model_type must be a string, got {model_type!r}")
     arch = config.get("architecture")

@@ -36,6 +36,29 @@ def model_name(model) -> str:
     return name
 
 
+def trunk_geometry(model) -> dict:
+    """The sizes a drafter built to sit on this target copies (hidden_size, intermediate_size, heads, head_dim,
+    rms_norm_eps, rope_theta, max_position_embeddings), under mlx-lm's names, from mlx-lm's arguments or
+    StoryLM's (dim, hidden_dim, n_heads, norm_eps, max_seq_len)."""
+    def first(*names, default=None):
+        for name in names:
+            value = _arg(model, name)
+            if value is not None:
+                return value
+        return default
+
+    hidden = first("hidden_size", "dim")
+    heads = first("num_attention_heads", "n_heads")
+    if hidden is None or heads is None:
+        raise IncompatibleModelsError(f"{model_name(model)} does not say its hidden size and attention heads")
+    return dict(hidden_size=int(hidden), intermediate_size=int(first("intermediate_size", "hidden_dim")),
+                num_attention_heads=int(heads), num_key_value_heads=int(first("num_key_value_heads", default=heads)),
+                head_dim=int(first("head_dim", default=hidden // heads)),
+                rms_norm_eps=float(first("rms_norm_eps", "norm_eps", default=1e-5)),
+                rope_theta=float(first("rope_theta", default=10000.0)),
+                max_position_embeddings=int(first("max_position_embeddings", "max_seq_len", default=8192)))
+
+
 def model_vocab_size(model) -> int | None:
     size = _arg(model, "vocab_size")
     return int(size) if size is not None else None

@@ -5,10 +5,8 @@
         --out models/smollm2-135m-dflash --time-budget-min 45
     mlx-specdec generate --model models/real/smollm2-135m-instruct --draft-model models/smollm2-135m-dflash
 
-    mlx-specdec dflash export models/smollm2-135m-dflash --out /tmp/smollm2-dflash-zlab
-
-`train` trains a block drafter on the EAGLE-3 trainer's corpus (resumable: --resume; Ctrl-C saves a checkpoint);
-`export` writes a drafter whose head is its target's in z-lab's published DFlashDraftModel layout.
+`train` trains a block drafter on the EAGLE-3 trainer's corpus (resumable: --resume; Ctrl-C saves a checkpoint).
+A drafter published in z-lab's DFlashDraftModel layout needs no command: pass its folder as --draft-model.
 """
 
 from __future__ import annotations
@@ -25,9 +23,6 @@ def parser() -> Parser:
 
     p = Parser(prog=PROG, description="Block drafters (DFlash).", epilog=__doc__.split("\n\n", 2)[2])
     sub = p.add_subparsers(dest="command", required=True)
-    e = sub.add_parser("export", help="a drafter folder in z-lab's DFlashDraftModel layout")
-    e.add_argument("drafter", help="a block drafter folder")
-    e.add_argument("--out", required=True, help="a new folder")
     add_config_flags(sub.add_parser("train", help="train a block drafter on a corpus, its target frozen"),
                      DFlashTrainConfig,
                      helps={"base": "the target's folder (frozen)",
@@ -43,11 +38,6 @@ def main(argv=None) -> int:
 
 
 def _main(args, argv) -> int:
-    if args.command == "export":
-        from ..models.dflash_store import load_dflash, write_zlab
-
-        print(write_zlab(load_dflash(args.drafter), args.out))
-        return 0
     from ..training.dflash import DFlashTrainConfig, train
 
     train(DFlashTrainConfig(**given_flags(args, DFlashTrainConfig)), invocation=f"{PROG} " + " ".join(argv))

@@ -44,8 +44,8 @@ def _parser():
     p.add_argument(
         "--draft-model",
         help="drafter: a model sharing the target's tokenizer, an MTP head folder (e.g. storylm-5m-mtp, or a "
-        "checkpoint's own MTP layer from `convert --mtp-only`), "
-        "or 'prompt-lookup' (default: storylm-1m-distilled with the default target)",
+        "checkpoint's own MTP layer from `convert --mtp-only`), an EAGLE-3 or block (DFlash) drafter folder (ours or "
+        "a published layout), or 'prompt-lookup' (default: storylm-1m-distilled with the default target)",
     )
     p.add_argument("--no-draft", action="store_true", help="plain decoding of the target, no speculation")
     p.add_argument("-k", "--num-draft-tokens", type=_draft_tokens, default=None,
@@ -210,11 +210,12 @@ def _run_rank(args) -> int:
 
 def _load_drafter(name: str, target, tokenizer, target_name: str, model_here: bool = True):
     """A drafter by name: 'prompt-lookup', an MTP head folder (drafts from the
-    target's own trunk), an EAGLE-3 drafter folder (reads the target's features), or a model sharing the target's tokenizer (None where
+    target's own trunk), an EAGLE-3 or block (DFlash) drafter folder (reads the target's features), or a model sharing the target's tokenizer (None where
     `model_here` is false: a rank of a sharded target that receives rank 0's drafts)."""
     from ..drafters import MTPDrafter, PromptLookupDrafter
     from ..loading import check_pair, load, resolve_model_path
     from ..models.head_store import is_head_folder, load_head
+    from ..models.dflash_store import is_dflash_folder
     from ..models.eagle3_store import is_eagle3_folder
     from ..models.native_mtp import is_native_head_folder, load_native_head
 
@@ -228,6 +229,11 @@ def _load_drafter(name: str, target, tokenizer, target_name: str, model_here: bo
         from ..models.eagle3_store import load_eagle3
 
         return Eagle3Drafter(load_eagle3(path, target))
+    if path is not None and is_dflash_folder(path):  # a block drafter: ours or z-lab's layout
+        from ..drafters.dflash import DFlashDrafter
+        from ..models.dflash_store import load_dflash
+
+        return DFlashDrafter(load_dflash(path, target))
     if path is not None and is_native_head_folder(path):  # a checkpoint's own MTP layer (convert --mtp-only)
         from ..drafters import NativeMTPDrafter
 

@@ -21,7 +21,7 @@ COMMANDS = {
     "mtp": "train or inspect an MTP head on a frozen base",
     "distill": "write a drafter's training corpus from its target's own outputs",
     "eagle": "EAGLE-3 drafters: a chat target's answer corpus, and training on it",
-    "dflash": "block drafters (DFlash): training on a chat corpus, z-lab's layout",
+    "dflash": "block drafters (DFlash): training one on a chat corpus",
     "convert": "a GGUF file into an mlx-lm folder; a GPT-Neo folder or StoryLM state dict into the store",
     "bench": "the benchmark harness (from a source checkout)",
     "doctor": "what this machine gives MLX",

@@ -29,7 +29,8 @@ from ..errors import IncompatibleModelsError, SpecDecError
 from ..model_info import model_vocab_size, output_projection, token_embedding
 from ..models.dflash import DFlashModel
 from ..models.mtp_head import as_ids
-from .protocol import EMPTY, Drafter
+from ..state import PREFILL_CHUNK
+from .protocol import EMPTY, Drafter, pick_on_target_vocabulary
 
 
 class DFlashDrafter(Drafter):
@@ -46,6 +47,7 @@ class DFlashDrafter(Drafter):
         self.vocab_size = cfg.vocab_size
         self.max_drafts = min(max_block or cfg.block_size, cfg.block_size) - 1
         self.cache = model.make_cache()
+        self._draft_to_target = model.draft_to_target
         self._seq = None
         self._queue: list[mx.array] = []  # context rows (features) not yet in the caches
         self._pending = None  # the last committed token, which the target has not read yet
@@ -77,18 +79,6 @@ class DFlashDrafter(Drafter):
         rows = getattr(self._seq, "features", None)
         self._queue = [rows] if rows is not None and rows.ndim == 2 and rows.shape[0] == ids.shape[0] - 1 > 0 else []
 
-    def _pick(self, logits, policy, key):
-        draft, q = policy.pick(logits, key)
-        d2t = self.model.draft_to_target
-        if d2t is None:
-            return draft.astype(mx.int32), q
-        token = d2t[draft.astype(mx.int32)]
-        if q is None:
-            return token, None
-        full = mx.zeros((q.shape[0], self.vocab_size), dtype=q.dtype)
-        full[:, d2t] = q
-        return token, full
-
     def propose(self, k, policy, key):
         n = min(k, self.max_drafts)
         self._drafts = EMPTY
@@ -97,12 +87,18 @@ class DFlashDrafter(Drafter):
         if self._seq is None:
             raise SpecDecError("DFlashDrafter was not bound to a target sequence; drive it through "
                                "speculative_generate")
-        features = None
+        rows = None
         if self._queue:
-            features = (self._queue[0] if len(self._queue) == 1 else mx.concatenate(self._queue))[None]
+            rows = self._queue[0] if len(self._queue) == 1 else mx.concatenate(self._queue)
         self._queue = []
-        logits = self.model(self._pending, n, features, self.cache)[0]
-        self._drafts, q = self._pick(logits, policy, key if not policy.greedy else None)
+        # A long prompt's context joins the caches a chunk at a time, as the target's prefill does: bound the graph.
+        while rows is not None and rows.shape[0] > PREFILL_CHUNK:
+            self.model.extend_context(rows[None, :PREFILL_CHUNK], self.cache)
+            mx.eval([c.state for c in self.cache])
+            rows = rows[PREFILL_CHUNK:]
+        logits = self.model(self._pending, n, None if rows is None else rows[None], self.cache)[0]
+        self._drafts, q = pick_on_target_vocabulary(policy, logits, None if policy.greedy else key,
+                                                    self._draft_to_target, self.vocab_size)
         return self._drafts, q
 
     def commit(self, accepted, token, rows=None) -> None:

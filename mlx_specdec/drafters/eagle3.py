@@ -28,7 +28,7 @@ from ..errors import IncompatibleModelsError, SpecDecError
 from ..model_info import model_vocab_size, token_embedding
 from ..models.eagle3 import Eagle3Model
 from ..state import PREFILL_CHUNK
-from .protocol import EMPTY, Drafter, prompt_pairs
+from .protocol import EMPTY, Drafter, pick_on_target_vocabulary, prompt_pairs
 
 DEFAULT_EAGLE3_DEPTH = 6  # drafts a round at most unless told otherwise
 
@@ -81,15 +81,6 @@ class Eagle3Drafter(Drafter):
                 mx.eval(out)  # a long prompt: bound the graph
         return logits[0, -1:], out[0, -1:]
 
-    def _pick(self, logits, policy, key):
-        draft, q = policy.pick(logits, key)
-        token = self._draft_to_target[draft.astype(mx.int32)]
-        if q is None:
-            return token, None
-        full = mx.zeros((q.shape[0], self.vocab_size), dtype=q.dtype)
-        full[:, self._draft_to_target] = q
-        return token, full
-
     def propose(self, k, policy, key):
         depth = min(k, self.max_depth)
         self._speculative, self._drafts = 0, EMPTY
@@ -105,7 +96,7 @@ class Eagle3Drafter(Drafter):
                 logits, state = self.model(ids[-1][None], state[None], cache=self.cache)
                 logits, state = logits[0], state[0]
                 self._speculative += 1
-            token, q = self._pick(logits, policy, keys[d])
+            token, q = pick_on_target_vocabulary(policy, logits, keys[d], self._draft_to_target, self.vocab_size)
             ids.append(token)
             probs.append(q)
         self._drafts = mx.concatenate(ids)

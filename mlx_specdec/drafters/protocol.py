@@ -59,6 +59,21 @@ def prompt_pairs(rows, prompt_ids):
     return (rows, ids[1:]) if ok else None
 
 
+def pick_on_target_vocabulary(policy: SamplingPolicy, logits, key, draft_to_target, vocab_size: int):
+    """Drafts chosen from draft-vocabulary logits, as (target ids, q over the target's vocabulary or None):
+    q is the draft vocabulary's probabilities on their target ids and zero elsewhere (`draft_to_target` None:
+    the logits are over the target's vocabulary already)."""
+    draft, q = policy.pick(logits, key)
+    if draft_to_target is None:
+        return draft.astype(mx.int32), q
+    token = draft_to_target[draft.astype(mx.int32)]
+    if q is None:
+        return token, None
+    full = mx.zeros((q.shape[0], vocab_size), dtype=q.dtype)
+    full[:, draft_to_target] = q
+    return token, full
+
+
 class Drafter:
     """Base class of every drafter; subclasses override the calls and set the declarations they make true."""
 

@@ -66,6 +66,9 @@ class DFlashConfig:
     rope_theta: float = 10000.0
     rope_scaling: dict | None = None
     max_position_embeddings: int = 32768
+    input_embedding_scale: float = 1.0  # z-lab: the block's embedding rows are scaled by this
+    output_multiplier: float = 1.0  # z-lab: logits are scaled by this, then soft-capped
+    final_logit_softcapping: float | None = None
     extra: dict = field(default_factory=dict)  # what a loaded layout said beyond these (kept for the card)
 
     def __post_init__(self):
@@ -134,11 +137,15 @@ class _Attention(nn.Module):
     def queries(self, x, offset):
         return self.rope(self.q_norm(self._split(x, self.q_proj, self.n_heads)).transpose(0, 2, 1, 3), offset=offset)
 
+    def extend(self, context, cache) -> None:
+        """Context rows (B, c, H) at the cache's next positions join it."""
+        cache.update_and_fetch(*self.keys_values(context, cache.offset))
+
     def __call__(self, x, context, cache):
         """The block x (B, n, H) after the context rows: the new rows `context` (B, c, H) join the cache
         (c may be 0), the block attends to every cached row and to itself, and is not cached."""
         if context is not None and context.shape[1]:
-            cache.update_and_fetch(*self.keys_values(context, cache.offset))
+            self.extend(context, cache)
         start = cache.offset
         q = self.queries(x, start)
         kb, vb = self.keys_values(x, start)
@@ -229,16 +236,32 @@ class DFlashModel(nn.Module):
         """(B,) last committed tokens -> (B, 1 + n_masks, H): x_a's embedding row, then the mask's."""
         if self._embed is None:
             raise SpecDecError("this block drafter has no embedding bound; load it onto its target")
-        emb = self._embed(first[:, None])
-        if self.config.mask_token_id is None:
+        cfg = self.config
+        if cfg.mask_token_id is None:
+            emb = self._embed(first[:, None])
             mask = mx.broadcast_to(self.mask_embedding.astype(emb.dtype), (emb.shape[0], n_masks, emb.shape[-1]))
+            block = mx.concatenate([emb, mask], axis=1)
         else:
-            mask = self._embed(mx.full((emb.shape[0], n_masks), self.config.mask_token_id, dtype=mx.int32))
-        return mx.concatenate([emb, mask.astype(emb.dtype)], axis=1)
+            ids = mx.concatenate([first[:, None], mx.full((first.shape[0], n_masks), cfg.mask_token_id, mx.int32)],
+                                 axis=1)
+            block = self._embed(ids)
+        return block * cfg.input_embedding_scale if cfg.input_embedding_scale != 1.0 else block
 
     def head(self, hidden: mx.array) -> mx.array:
         """Normed block states -> logits over the draft vocabulary (the target's, without a head of its own)."""
-        return self.lm_head(hidden) if self.config.own_head else self._head(hidden)
+        cfg = self.config
+        logits = self.lm_head(hidden) if cfg.own_head else self._head(hidden)
+        if cfg.output_multiplier != 1.0:
+            logits = logits * cfg.output_multiplier
+        if cfg.final_logit_softcapping:
+            logits = mx.tanh(logits / cfg.final_logit_softcapping) * cfg.final_logit_softcapping
+        return logits
+
+    def extend_context(self, features: mx.array, cache) -> None:
+        """New context rows' features (B, c, L * target_hidden) into every layer's cache, no block drafted."""
+        ctx = self.context(features.astype(self.fc.weight.dtype))
+        for layer, c in zip(self.layers, cache):
+            layer.self_attn.extend(ctx, c)
 
     def __call__(self, first: mx.array, n_drafts: int, features: mx.array | None, cache):
         """One drafter pass: the new context rows' features (B, c, L * target_hidden) (c may be 0, or None)

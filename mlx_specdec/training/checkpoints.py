@@ -143,7 +143,7 @@ def _read_checkpoint(path: Path, required: dict | None = None):
 
 
 # What a resumed run reads from a checkpoint's meta, and its type.
-CHECKPOINT_META = {"step": int, "max_steps": int, "elapsed_s": (int, float), "tokenizer_fingerprint": str}
+CHECKPOINT_META = {"step": int, "max_steps": int, "elapsed_s": (int, float)}  # every run; trainers add their own
 
 
 def read_checkpoint_meta(path: Path, required: dict | None = None) -> dict:

@@ -36,7 +36,7 @@ import numpy as np
 
 from ..errors import IncompatibleModelsError, SpecDecError
 from ..features import tap
-from ..model_info import model_vocab_size, token_embedding
+from ..model_info import model_vocab_size, token_embedding, trunk_geometry
 from ..models.dflash import DFlashConfig, DFlashModel, default_target_layers
 from . import loop
 from .chat_corpus import corpus_target, read_corpus, token_counts
@@ -313,17 +313,12 @@ class DFlashTask(loop.Task):
 
 
 def draft_config_for(target, cfg: DFlashTrainConfig, vocab_size: int) -> DFlashConfig:
-    a = target.args
-    hidden = a.hidden_size
+    g = trunk_geometry(target)
     return DFlashConfig(
-        hidden_size=hidden, intermediate_size=cfg.intermediate_size or a.intermediate_size,
-        num_hidden_layers=cfg.layers, num_attention_heads=a.num_attention_heads,
-        num_key_value_heads=a.num_key_value_heads,
-        head_dim=getattr(a, "head_dim", None) or hidden // a.num_attention_heads,
-        vocab_size=vocab_size, block_size=cfg.block_size, target_layers=cfg.chosen_layers(len(target.layers)),
-        target_hidden_size=hidden, draft_vocab_size=min(cfg.draft_vocab, vocab_size), mask_token_id=None,
-        rms_norm_eps=getattr(a, "rms_norm_eps", 1e-6), rope_theta=getattr(a, "rope_theta", 10000.0),
-        max_position_embeddings=getattr(a, "max_position_embeddings", None) or 8192)
+        **{**g, "intermediate_size": cfg.intermediate_size or g["intermediate_size"]},
+        num_hidden_layers=cfg.layers, vocab_size=vocab_size, block_size=cfg.block_size,
+        target_layers=cfg.chosen_layers(len(target.layers)), target_hidden_size=g["hidden_size"],
+        draft_vocab_size=min(cfg.draft_vocab, vocab_size), mask_token_id=None)
 
 
 def train(cfg: DFlashTrainConfig, target=None, tokenizer=None, invocation: str | None = None) -> dict:

@@ -40,7 +40,7 @@ import numpy as np
 
 from ..errors import IncompatibleModelsError, SpecDecError
 from ..features import capture, tap
-from ..model_info import model_vocab_size, output_projection, token_embedding
+from ..model_info import model_vocab_size, output_projection, token_embedding, trunk_geometry
 from ..models.eagle3 import Eagle3Config, Eagle3Model, default_target_layers
 from . import loop
 from .chat_corpus import corpus_target, read_corpus, token_counts
@@ -352,16 +352,11 @@ class Eagle3Task(loop.Task):
 
 
 def draft_config_for(target, cfg: Eagle3TrainConfig, vocab_size: int) -> Eagle3Config:
-    a = target.args
-    hidden = a.hidden_size
+    g = trunk_geometry(target)
     return Eagle3Config(
-        hidden_size=hidden, intermediate_size=cfg.intermediate_size or a.intermediate_size,
-        num_attention_heads=a.num_attention_heads, num_key_value_heads=a.num_key_value_heads,
-        head_dim=getattr(a, "head_dim", None) or hidden // a.num_attention_heads,
+        **{**g, "intermediate_size": cfg.intermediate_size or g["intermediate_size"]},
         vocab_size=vocab_size, draft_vocab_size=min(cfg.draft_vocab, vocab_size),
-        target_layers=cfg.layers(len(target.layers)), target_hidden_size=hidden,
-        rms_norm_eps=getattr(a, "rms_norm_eps", 1e-5), rope_theta=getattr(a, "rope_theta", 10000.0),
-        max_position_embeddings=getattr(a, "max_position_embeddings", None) or 8192)
+        target_layers=cfg.layers(len(target.layers)), target_hidden_size=g["hidden_size"])
 
 
 def train(cfg: Eagle3TrainConfig, target=None, tokenizer=None, invocation: str | None = None) -> dict:

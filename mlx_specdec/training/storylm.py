@@ -377,7 +377,8 @@ def train(cfg: TrainConfig, tok=None, invocation: str | None = None) -> dict:
     cfg.validate()
     run_dir = Path(cfg.run_dir or f"runs/{cfg.preset}")
     say = (lambda *a: None) if cfg.quiet else (lambda m: print(m, flush=True))
-    meta = loop.open_run(cfg, run_dir, protect={"--tokenizer": cfg.tokenizer, "--data-cache": cfg.data_cache})
+    meta = loop.open_run(cfg, run_dir, protect={"--tokenizer": cfg.tokenizer, "--data-cache": cfg.data_cache},
+                         required={"tokenizer_fingerprint": str})
     tok = tok or get_tokenizer(cfg, run_dir, say)
     if meta is not None and meta["tokenizer_fingerprint"] != tok.fingerprint:
         raise SpecDecError(f"--resume: checkpoint was trained with tokenizer {meta['tokenizer_fingerprint']}, "
