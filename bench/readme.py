@@ -16,6 +16,8 @@ Each figure comes from a committed file, named next to it in the README:
 * ``sharded-table``: the newest ``bench/results/*-sharded-*.json`` (``python -m bench.sharded``), when one is committed.
 * ``real-targets``: the newest ``bench/results/*-real-<target>.json`` of each real target (``python -m bench.real``).
 * ``eagle3``: the newest ``bench/results/*-eagle3-<target>.json`` of each target (``python -m bench.real --eagle3``).
+* ``drafters``: the newest ``bench/results/*-drafters-<target>.json`` of each target (``python -m bench.real --dflash``,
+  EAGLE-3's rows beside when ``--eagle3`` is given too).
 * ``fresh-defaults``: the newest ``bench/results/*-fresh.json`` (``python -m bench.fresh``), when one is committed.
 
 tests/test_readme.py checks that the committed README and card equal what this renders.
@@ -46,7 +48,7 @@ def _link(path: Path, root: Path) -> str:
 
 
 # Focused bench modules name their files <date>-<machine>-<kind>[-...].json.
-FOCUSED = ("rollback", "adaptive", "ladder", "sharded", "real", "fresh", "eagle3")
+FOCUSED = ("rollback", "adaptive", "ladder", "sharded", "real", "fresh", "eagle3", "drafters")
 
 
 def _focused(name: str) -> bool:
@@ -88,24 +90,20 @@ def fresh_file(root: Path = ROOT) -> Path | None:
     return found[-1] if found else None
 
 
-def real_files(root: Path = ROOT) -> list[Path]:
-    """The newest `bench.real` results of each target (names end in -real-<target>.json), the real
-    targets in bench.real's order first."""
+def newest_by_target(label: str, root: Path = ROOT) -> list[Path]:
+    """The newest `bench.real` results file of each target whose names end in -<label>-<target>.json (label
+    "real", "eagle3" or "drafters"), the real targets in bench.real's order first."""
     from .real import TARGETS
 
     newest = {}
-    for path in sorted((root / "bench" / "results").glob("*-real-*.json")):
-        newest[path.stem.split("-real-", 1)[1]] = path
+    for path in sorted((root / "bench" / "results").glob(f"*-{label}-*.json")):
+        newest[path.stem.split(f"-{label}-", 1)[1]] = path
     order = sorted(newest, key=lambda t: (TARGETS.index(t) if t in TARGETS else len(TARGETS), t))
     return [newest[t] for t in order]
 
 
-def eagle3_files(root: Path = ROOT) -> list[Path]:
-    """The newest `bench.real --eagle3` results of each target (names end in -eagle3-<target>.json)."""
-    newest = {}
-    for path in sorted((root / "bench" / "results").glob("*-eagle3-*.json")):
-        newest[path.stem.split("-eagle3-", 1)[1]] = path
-    return [newest[t] for t in sorted(newest)]
+def real_files(root: Path = ROOT) -> list[Path]:
+    return newest_by_target("real", root)
 
 
 def card_table(text: str, heading: str) -> list[list[str]]:
@@ -365,16 +363,12 @@ def render(readme_text: str, root: Path = ROOT) -> str:
         from .sharded import readme_block as sharded_block
 
         blocks["sharded-table"] = sharded_block(json.loads(sharded.read_text()), _rel(sharded, root))
-    real = real_files(root)
-    if real:
-        from .real import readme_block as real_block
+    for block, label in (("real-targets", "real"), ("eagle3", "eagle3"), ("drafters", "drafters")):
+        files = newest_by_target(label, root)
+        if files:
+            from .real import readme_block as real_block
 
-        blocks["real-targets"] = real_block([(json.loads(p.read_text()), _rel(p, root)) for p in real])
-    eagle3 = eagle3_files(root)
-    if eagle3:
-        from .real import readme_block as real_block
-
-        blocks["eagle3"] = real_block([(json.loads(p.read_text()), _rel(p, root)) for p in eagle3])
+            blocks[block] = real_block([(json.loads(p.read_text()), _rel(p, root)) for p in files])
     fresh = fresh_file(root)
     if fresh is not None:
         from .fresh import readme_block as fresh_block

@@ -36,7 +36,13 @@ Writes ``<out>/<date>-<machine>-real-<target>.{json,md}``; the README's
 `real-targets` block is rendered from the newest file of each target
 (`python -m bench.readme`). With --eagle3 FOLDER the drafter's rows join at
 every k, with its acceptance per draft position and its step cost, into
-``...-eagle3-<target>.{json,md}`` (the README's `eagle3` block).
+``...-eagle3-<target>.{json,md}`` (the README's `eagle3` block). With --dflash
+FOLDER a block drafter's rows join the same way (beside EAGLE-3's when both are
+given, on the same prompts), with its acceptance per slot and the cost of one
+drafter pass, into ``...-drafters-<target>.{json,md}`` (the README's `drafters`
+block). --temp T adds sampled rows at temperature T (plain ours and the feature
+drafters, seeded per prompt), each paired against plain sampled decoding;
+--no-lookup leaves prompt lookup out.
 """
 
 from __future__ import annotations
@@ -158,9 +164,12 @@ def prompt_ids(tok, set_name: str, n: int | None = None) -> tuple[str, list[dict
 
 # ---------------------------------------------------------------- the systems (stopping at eos)
 
-def build(target, eos: set[int], ks: list, with_mlx_lm: bool = True, eagle3=None) -> list:
-    """bench.systems' rows, greedy, every generation stopping at an eos id: plain ours, mlx-lm's
-    generate_step, prompt lookup at each k, and an EAGLE-3 drafter (`eagle3`, a loaded Eagle3Model) at each k."""
+def build(target, eos: set[int], ks: list, with_mlx_lm: bool = True, eagle3=None, dflash=None,
+          temperature: float = 0.0, with_lookup: bool = True) -> list:
+    """bench.systems' rows, every generation stopping at an eos id: plain ours, mlx-lm's generate_step,
+    prompt lookup at each k, an EAGLE-3 drafter (`eagle3`, a loaded Eagle3Model) and a block drafter (`dflash`,
+    a loaded DFlashModel) at each k, all greedy; with `temperature` > 0 also plain ours and the two drafters
+    sampled at that temperature (seeded by prompt), each against plain sampled decoding."""
     import mlx.core as mx
 
     from mlx_specdec.drafters import PromptLookupDrafter
@@ -168,9 +177,16 @@ def build(target, eos: set[int], ks: list, with_mlx_lm: bool = True, eagle3=None
 
     from .systems import Run, System, _mlx_lm, synchronised
 
-    def ours_plain(prompt, max_tokens, seed):
-        ids, seconds, peak, resident = synchronised(lambda: list(plain_stream(target, prompt, max_tokens, eos_id=eos)))
-        return Run(ids, seconds, target_passes=len(ids), peak_memory=peak, resident_memory=resident)
+    def policy(mode):
+        return {"temperature": temperature if mode == "sampled" else 0.0}
+
+    def ours_plain(mode):
+        def run(prompt, max_tokens, seed):
+            ids, seconds, peak, resident = synchronised(lambda: list(plain_stream(
+                target, prompt, max_tokens, eos_id=eos, seed=seed, **policy(mode))))
+            return Run(ids, seconds, target_passes=len(ids), peak_memory=peak, resident_memory=resident)
+
+        return run
 
     def mlx_lm_plain():
         gen, make_sampler = _mlx_lm()
@@ -190,49 +206,65 @@ def build(target, eos: set[int], ks: list, with_mlx_lm: bool = True, eagle3=None
 
         return run
 
-    def lookup(k, make=PromptLookupDrafter):
+    def speculative(k, make, mode="greedy"):
         def run(prompt, max_tokens, seed):
             stats, drafter = SpecStats(), make()  # a fresh drafter, outside the clock
 
             def go():
-                return [t for e in speculative_stream(target, drafter, prompt, max_tokens, k=k, eos_id=eos, stats=stats)
-                        for t in e.ids]
+                return [t for e in speculative_stream(target, drafter, prompt, max_tokens, k=k, eos_id=eos, seed=seed,
+                                                      stats=stats, **policy(mode)) for t in e.ids]
 
             ids, seconds, peak, resident = synchronised(go)
             return Run(ids, seconds, stats.target_passes, stats.drafted, stats.accepted, peak, resident)
 
         return run
 
-    systems = [System("plain ours greedy", "ours", "greedy", None, "plain", None, ours_plain)]
-    if with_mlx_lm:
-        systems.append(System("plain mlx-lm greedy", "mlx-lm", "greedy", None, "plain", None, mlx_lm_plain()))
-    for k in ks:
-        systems.append(System(f"ours prompt-lookup k={k} greedy", "ours", "greedy", "prompt-lookup", "lookup", k,
-                              lookup(k)))
+    drafters = []
     if eagle3 is not None:
         from mlx_specdec.drafters.eagle3 import Eagle3Drafter
 
-        for k in ks:
-            systems.append(System(f"ours eagle3 k={k} greedy", "ours", "greedy", "eagle3", "eagle3", k,
-                                  lookup(k, lambda: Eagle3Drafter(eagle3))))
+        drafters.append(("eagle3", lambda: Eagle3Drafter(eagle3)))
+    if dflash is not None:
+        from mlx_specdec.drafters.dflash import DFlashDrafter
+
+        drafters.append(("dflash", lambda: DFlashDrafter(dflash)))
+    modes = ["greedy"] + (["sampled"] if temperature > 0 else [])
+    systems = []
+    for mode in modes:
+        systems.append(System(f"plain ours {mode}", "ours", mode, None, "plain", None, ours_plain(mode)))
+        if mode == "greedy" and with_mlx_lm:
+            systems.append(System("plain mlx-lm greedy", "mlx-lm", "greedy", None, "plain", None, mlx_lm_plain()))
+        if mode == "greedy" and with_lookup:
+            for k in ks:
+                systems.append(System(f"ours prompt-lookup k={k} greedy", "ours", "greedy", "prompt-lookup", "lookup",
+                                      k, speculative(k, PromptLookupDrafter)))
+        for kind, make in drafters:
+            for k in ks:
+                systems.append(System(f"ours {kind} k={k} {mode}", "ours", mode, kind, kind, k,
+                                      speculative(k, make, mode)))
     return systems
 
 
-def eagle3_profile(target, drafter_model, prompts: list[list[int]], max_tokens: int, eos: set[int], k: int = 6) -> dict:
-    """Untimed: the drafter's greedy acceptance per draft position at k over the prompts, and one drafter step's
-    cost as a fraction of one target step (medians of 20 synchronised steps each, after a warm-up)."""
+def drafter_profile(target, kind: str, drafter_model, prompts: list[list[int]], max_tokens: int, eos: set[int],
+                    k: int) -> dict:
+    """Untimed: a feature drafter's greedy acceptance per draft position at k over the prompts, and the cost of
+    what it runs per draft as a fraction of one target step (medians of 20 synchronised calls each, after a
+    warm-up): one model step for EAGLE-3 (`kind` "eagle3"), one pass drafting the whole block of k for a
+    block drafter ("dflash")."""
     import time
 
     import mlx.core as mx
 
+    from mlx_specdec.drafters.dflash import DFlashDrafter
     from mlx_specdec.drafters.eagle3 import Eagle3Drafter
     from mlx_specdec.drafters.mtp import acceptance_by_depth
     from mlx_specdec.generate import speculative_generate
     from mlx_specdec.state import make_sequence
 
+    make = {"eagle3": Eagle3Drafter, "dflash": DFlashDrafter}[kind]
     rounds = []
     for ids in prompts:
-        drafter = Eagle3Drafter(drafter_model)
+        drafter = make(drafter_model)
         speculative_generate(target, drafter, ids, max_tokens, k=k, eos_id=eos)
         rounds += [r for r in drafter.rounds if r[0] > 0]
     seq = make_sequence(target, "auto")
@@ -240,7 +272,6 @@ def eagle3_profile(target, drafter_model, prompts: list[list[int]], max_tokens: 
     seq.prefill(prompts[0])
     cache = drafter_model.make_cache()
     token = mx.array([[prompts[0][-1]]])
-    hidden = mx.zeros((1, 1, drafter_model.config.hidden_size))
 
     def median_time(step, n=20):
         step()
@@ -255,12 +286,20 @@ def eagle3_profile(target, drafter_model, prompts: list[list[int]], max_tokens: 
         mx.eval(seq.extend(token[0]))
         seq.commit(1, token[0])
 
-    def drafter_step():
-        logits, out = drafter_model(token, hidden, cache=cache)
-        mx.eval(logits, out)
+    if kind == "eagle3":
+        hidden = mx.zeros((1, 1, drafter_model.config.hidden_size))
 
-    t_target, t_drafter = median_time(target_step), median_time(drafter_step)
-    return {"k": k, "rounds": len(rounds), "acceptance": acceptance_by_depth(rounds, k),
+        def drafter_call():
+            mx.eval(*drafter_model(token, hidden, cache=cache))
+    else:
+        width = len(drafter_model.config.target_layers) * drafter_model.config.target_hidden_size
+        drafter_model.extend_context(mx.zeros((1, len(prompts[0]) - 1, width)), cache)  # a prompt's context
+
+        def drafter_call():
+            mx.eval(drafter_model(token[0], k, None, cache))
+
+    t_target, t_drafter = median_time(target_step), median_time(drafter_call)
+    return {"kind": kind, "k": k, "rounds": len(rounds), "acceptance": acceptance_by_depth(rounds, k),
             "tokens_per_round": (sum(a for _, a in rounds) + len(rounds)) / max(len(rounds), 1),
             "target_step_ms": 1000 * t_target, "drafter_step_ms": 1000 * t_drafter,
             "drafter_step_fraction": t_drafter / t_target}
@@ -338,7 +377,12 @@ def _row_cells(r: dict) -> list[str]:
     else:
         x = speedup_cell(r["speedup_vs_plain"])
     label = {"plain": "ours, plain" if r["impl"] == "ours" else "mlx-lm `generate_step`, plain",
-             "lookup": "ours, prompt lookup", "eagle3": "ours, EAGLE-3 drafter"}[r["kind"]]
+             "lookup": "ours, prompt lookup", "eagle3": "ours, EAGLE-3 drafter",
+             "dflash": "ours, block drafter (DFlash)"}[r["kind"]]
+    if r.get("mode") == "sampled":
+        label += f", t={r['temperature']:g}" if "temperature" in r else ", sampled"
+    if r["impl"] == "ours" and r["kind"] == "plain" and r.get("mode") == "sampled":
+        x = "1.00 (sampled baseline)"
     return [label, str(r["k"] or "-"), f"{r['tokens_per_s']['median']:.1f}", f"{r['tokens_per_pass']:.2f}", acc, x]
 
 
@@ -359,15 +403,18 @@ def set_table(entry: dict) -> list[str]:
     peer = entry.get("llama_cpp")
     if peer:
         rows += [_peer_cells(r, peer) for r in peer["rows"]]
-    return markdown_table(COLUMNS, rows, right=4)
+    sampled = any(r.get("mode") == "sampled" for r in entry["rows"])
+    return markdown_table(["system"] + COLUMNS[1:] if sampled else COLUMNS, rows, right=4)
 
 
 def _summary(h: dict) -> str:
     s = h["settings"]
     style = "chat" if h["style"] == "chat" else "plain-text"
+    modes = "greedy" + (f", and sampled at t={s['temperature']:g} against plain sampled decoding"
+                        if s.get("temperature") else "")
     return (f"{h['target']} ({style} prompts), {h['date']}, {where(h)}, git {h['commit']}: "
             f"{_n(s['prompts'], 'prompt')} a set x at most {s['max_tokens']} new tokens (stopping at eos), "
-            f"{_n(s['repeats'], 'timed pass', 'timed passes')}, greedy; load average {_load(h)}")
+            f"{_n(s['repeats'], 'timed pass', 'timed passes')}, {modes}; load average {_load(h)}")
 
 
 def _n(n: int, one: str, many: str | None = None) -> str:
@@ -395,15 +442,17 @@ def _peer_note(peer: dict, n: int) -> str:
 
 def render(result: dict) -> str:
     h = result["header"]
-    lines = [f"# Real target {h['target']}: plain, mlx-lm and prompt lookup" + (", llama.cpp beside" if any(
+    drafters = " and ".join(name for kind, name in (("eagle3", "EAGLE-3"), ("dflash", "a block drafter")) if h.get(kind))
+    title = f"feature drafters ({drafters}) beside plain" if drafters else "plain, mlx-lm and prompt lookup"
+    lines = [f"# Real target {h['target']}: {title}" + (", llama.cpp beside" if any(
         e.get("llama_cpp") for e in result["sets"].values()) else ""), "",
              f"{_summary(h)}. `{h['command']}`. x plain: tokens/s over our plain decoding of the same prompt in "
              "the same pass (paired), median [quartiles, or min-max under 4 samples]; llama.cpp's rows over its "
              "own plain decoding, paired the same way.", ""]
     for name, entry in result["sets"].items():
         lines += [f"## {_title(name, h)} ({_identical(entry)})", "", *set_table(entry), ""]
-        if entry.get("eagle3"):
-            lines += [eagle3_line(entry["eagle3"], h.get("eagle3")), ""]
+        lines += [profile_line(p, h.get(p["kind"])) for p in profiles(entry)]
+        lines += [""] if profiles(entry) else []
         peer = entry.get("llama_cpp")
         if peer:
             abs_ = ", ".join(f"{r['name']} {r['tokens_per_s']['median']:.1f} tokens/s" for r in peer["rows"])
@@ -432,18 +481,29 @@ def readme_block(results: list[tuple[dict, str]]) -> str:
             out += [f"{_title(name, h).capitalize()}, {_identical(entry)}"
                     + (f"; {_peer_note(entry['llama_cpp'], len(entry['prompts']))}" if entry.get("llama_cpp") else "")
                     + ":", "", *set_table(entry), ""]
-            if entry.get("eagle3"):
-                out += [eagle3_line(entry["eagle3"], h.get("eagle3")), ""]
+            out += [line for p in profiles(entry) for line in (profile_line(p, h.get(p["kind"])), "")]
     return "\n".join(out).rstrip()
 
 
-def eagle3_line(e: dict, folder: str | None) -> str:
-    """The EAGLE-3 drafter's profile in one sentence: acceptance per draft position, tokens per round, step cost."""
+def profiles(entry: dict) -> list[dict]:
+    """A set's drafter profiles (older files keep EAGLE-3's under "eagle3")."""
+    if "profiles" in entry:
+        return entry["profiles"]
+    return [{"kind": "eagle3", **entry["eagle3"]}] if entry.get("eagle3") else []
+
+
+def profile_line(e: dict, folder: str | None) -> str:
+    """A feature drafter's profile in one sentence: acceptance per draft position, tokens per round, cost."""
     per = ", ".join(f"{a['conditional']:.0%}" for a in e["acceptance"] if a["proposed"])
-    return (f"EAGLE-3 drafter{f' `{folder}`' if folder else ''} at k={e['k']} over these prompts (untimed, greedy): "
-            f"acceptance per draft position given the one before was accepted {per}; {e['tokens_per_round']:.2f} "
-            f"tokens per drafting round; one drafter step {e['drafter_step_ms']:.1f} ms = "
-            f"{e['drafter_step_fraction']:.3f} of a target step ({e['target_step_ms']:.1f} ms).")
+    where_ = f" `{folder}`" if folder else ""
+    if e.get("kind", "eagle3") == "eagle3":
+        name, cost = f"EAGLE-3 drafter{where_}", "one drafter step"
+    else:
+        name, cost = f"Block drafter{where_}", f"one drafter pass ({e['k']} drafts)"
+    return (f"{name} at k={e['k']} over these prompts (untimed, greedy): acceptance per draft position given the "
+            f"one before was accepted {per}; {e['tokens_per_round']:.2f} tokens per drafting round; {cost} "
+            f"{e['drafter_step_ms']:.1f} ms = {e['drafter_step_fraction']:.3f} of a target step "
+            f"({e['target_step_ms']:.1f} ms).")
 
 
 # ---------------------------------------------------------------- main
@@ -470,6 +530,11 @@ def main(argv=None) -> int:
     p.add_argument("--no-mlx-lm", action="store_true", help="skip mlx-lm's generate_step row")
     p.add_argument("--eagle3", default=None, help="an EAGLE-3 drafter folder: its rows at each k beside lookup's, and "
                                                   "its acceptance per draft position and step cost")
+    p.add_argument("--dflash", default=None, help="a block drafter folder (ours or z-lab's layout): its rows at each "
+                                                  "k beside the others, its acceptance per slot and pass cost")
+    p.add_argument("--temp", type=float, default=0.0, help="also run plain ours and the feature drafters sampled at "
+                                                           "this temperature (seeded per prompt), against plain sampled")
+    p.add_argument("--no-lookup", action="store_true", help="skip prompt lookup's rows")
     p.add_argument("--llama-cpp-python", default="auto",
                    help="interpreter with llama_cpp for the peer rows; 'auto' (default): this one when it imports "
                         "llama_cpp; 'none': skip them")
@@ -489,6 +554,8 @@ def main(argv=None) -> int:
             raise ValueError(f"--sets must list some of {', '.join(SETS)}, got {args.sets!r}")
         if args.prompts < 1 or args.repeats < 1 or args.max_tokens < 2:
             raise ValueError("--prompts and --repeats must be >= 1, --max-tokens >= 2")
+        if not 0 <= args.temp < 100:
+            raise ValueError(f"--temp must be in [0, 100), got {args.temp}")
         target, tok = load(args.target)
         name = Path(args.target).name
         python = llama_python(args.llama_cpp_python)
@@ -503,16 +570,21 @@ def main(argv=None) -> int:
     import os
 
     eos = {int(t) for t in tok.eos_token_ids}
-    eagle3 = None
-    if args.eagle3:
-        from mlx_specdec.models.eagle3_store import load_eagle3
-
+    loaded = {}
+    for kind, folder in (("eagle3", args.eagle3), ("dflash", args.dflash)):
+        if not folder:
+            continue
         try:
-            eagle3 = load_eagle3(args.eagle3, target)
+            if kind == "eagle3":
+                from mlx_specdec.models.eagle3_store import load_eagle3 as load_drafter
+            else:
+                from mlx_specdec.models.dflash_store import load_dflash as load_drafter
+            loaded[kind] = load_drafter(folder, target)
         except SpecDecError as e:
             print(f"error: {e}", file=sys.stderr)
             return 2
-    systems = build(target, eos, ks, with_mlx_lm=not args.no_mlx_lm, eagle3=eagle3)
+    systems = build(target, eos, ks, with_mlx_lm=not args.no_mlx_lm, eagle3=loaded.get("eagle3"),
+                    dflash=loaded.get("dflash"), temperature=args.temp, with_lookup=not args.no_lookup)
     progress = Progress(len(systems) + args.repeats * args.prompts * len(sets))
     load_start = list(os.getloadavg()) if hasattr(os, "getloadavg") else None
     body, notes, style = {"sets": {}}, [], None
@@ -527,12 +599,17 @@ def main(argv=None) -> int:
                 s.run(first, min(args.warmup_tokens, args.max_tokens), 0)
         runs = timed_passes(systems, ids, args.repeats, args.max_tokens, progress, set_name)
         rows = reduce_rows(systems, runs, {"v_k": {}}, {})
+        for r in rows:
+            if r["mode"] == "sampled":
+                r["temperature"] = args.temp
         oracle = [r.ids for r in runs["plain ours greedy"][0]]
         entry = {"rows": rows, "prompts": [
             {"id": q["id"], "text": q["text"], "prompt_tokens": len(q["ids"]), "generated": len(o),
              "output": tok.decode(o), "ids": q["ids"]} for q, o in zip(prompts, oracle)]}
-        if eagle3 is not None:
-            entry["eagle3"] = eagle3_profile(target, eagle3, ids, args.max_tokens, eos)
+        if loaded:
+            deepest = max((k for k in ks if isinstance(k, int)), default=6)
+            entry["profiles"] = [drafter_profile(target, kind, model, ids, args.max_tokens, eos, deepest)
+                                 for kind, model in loaded.items()]
         if python:
             progress.say(f"{set_name}: llama.cpp peer ({python})")
             try:
@@ -548,18 +625,18 @@ def main(argv=None) -> int:
     header = {"target": name, "style": style, "eos_ids": sorted(eos), "load_average": load_start,
               "settings": {"prompts": max(len(e["prompts"]) for e in body["sets"].values()),
                            "max_tokens": args.max_tokens, "repeats": args.repeats,
-                           "ks": ks, "sets": sets, "warmup_tokens": args.warmup_tokens}}
-    if args.eagle3:
-        header["eagle3"] = args.eagle3
+                           "ks": ks, "sets": sets, "warmup_tokens": args.warmup_tokens, "temperature": args.temp}}
+    for kind in loaded:
+        header[kind] = getattr(args, kind)
     try:
         import mlx_lm
 
         header["mlx_lm"] = mlx_lm.__version__
     except (ImportError, AttributeError):
         pass
-    # An EAGLE-3 run is a file of its own (the README's eagle3 block), beside the real-targets one it leaves alone.
-    print(save_results(args.out, f"{'eagle3' if args.eagle3 else 'real'}-{name}", header, body, "bench.real", argv,
-                       render))
+    # A drafter run is a file of its own (the README's eagle3 or drafters block), beside the real-targets one.
+    label = "drafters" if args.dflash else "eagle3" if args.eagle3 else "real"
+    print(save_results(args.out, f"{label}-{name}", header, body, "bench.real", argv, render))
     bad = [f"{s}: {r['name']}" for s, e in body["sets"].items() for r in e["rows"] if r["identical_to_plain_greedy"] is False]
     if bad:
         print(f"error: greedy output differs from plain greedy for {', '.join(bad)}", file=sys.stderr)

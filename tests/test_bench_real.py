@@ -87,6 +87,37 @@ def test_an_eagle3_run_renders_its_rows_and_its_profile():
     assert "ours, EAGLE-3 drafter" in readme_block([(result, "bench/results/x-eagle3-smollm2-135m-instruct.md")])
 
 
+def test_a_drafters_run_renders_block_and_eagle3_rows_greedy_and_sampled_with_both_profiles():
+    result = _result()
+    sampled_plain = {**_row("ours", "plain", None, 9.0, 1.0, 1.0), "mode": "sampled", "temperature": 0.7,
+                     "identical_to_plain_greedy": None}
+    sampled = {**_row("ours", "dflash", 7, 11.0, 1.6, 1.22, 0.2), "mode": "sampled", "temperature": 0.7,
+               "identical_to_plain_greedy": None}
+    rows = result["sets"]["copy"]["rows"][:1] + [_row("ours", "eagle3", 4, 12.0, 1.9, 1.2, 0.3),
+                                                 _row("ours", "dflash", 7, 13.0, 2.1, 1.3, 0.25),
+                                                 sampled_plain, sampled]
+    acceptance = [{"proposed": 10, "conditional": 0.4}, {"proposed": 4, "conditional": 0.5}]
+    profiles = [{"kind": "eagle3", "k": 7, "acceptance": acceptance, "tokens_per_round": 1.4, "drafter_step_ms": 4.0,
+                 "drafter_step_fraction": 0.065, "target_step_ms": 61.5},
+                {"kind": "dflash", "k": 7, "acceptance": acceptance, "tokens_per_round": 1.6, "drafter_step_ms": 9.0,
+                 "drafter_step_fraction": 0.146, "target_step_ms": 61.5}]
+    result["header"].update(eagle3="models/smollm2-135m-eagle3", dflash="models/smollm2-135m-dflash")
+    result["header"]["settings"]["temperature"] = 0.7
+    result["sets"] = {"heldout": {"rows": rows, "prompts": result["sets"]["copy"]["prompts"], "profiles": profiles}}
+    text = render(result)
+    assert "| system | k | tokens/s | tokens / target pass | acceptance | x plain [q1, q3] |" in text
+    assert "| ours, block drafter (DFlash) | 7 | 13.0 | 2.10 | 25.0% | 1.30x [1.25, 1.35] |" in text
+    assert "| ours, plain, t=0.7 | - | 9.0 | 1.00 | - | 1.00 (sampled baseline) |" in text
+    assert "| ours, block drafter (DFlash), t=0.7 | 7 | 11.0 | 1.60 | 20.0% | 1.22x [1.17, 1.27] |" in text
+    assert "and sampled at t=0.7 against plain sampled decoding" in text
+    assert ("Block drafter `models/smollm2-135m-dflash` at k=7 over these prompts (untimed, greedy): acceptance per "
+            "draft position given the one before was accepted 40%, 50%; 1.60 tokens per drafting round; one drafter "
+            "pass (7 drafts) 9.0 ms = 0.146 of a target step (61.5 ms).") in text
+    assert "EAGLE-3 drafter `models/smollm2-135m-eagle3` at k=7" in text
+    block = readme_block([(result, "bench/results/x-drafters-smollm2-135m-instruct.md")])
+    assert "ours, block drafter (DFlash), t=0.7" in block and "Block drafter `models/smollm2-135m-dflash`" in block
+
+
 def test_results_markdown_records_llama_cpps_absolute_speeds_and_the_outputs():
     text = render(_result())
     assert "llama.cpp plain 50.0 tokens/s, llama.cpp lookup 40.0 tokens/s" in text
