@@ -4,7 +4,8 @@ VENV   ?= .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test test-fast install-check bench bench-quick ladder blas doctor clean real-models eagle3-smollm2 eagle3-gemma
+.PHONY: demo test test-fast install-check bench bench-quick ladder blas doctor clean real-models eagle3-smollm2 eagle3-gemma \
+  chat-corpus-smollm2 chat-corpus-gemma dflash-smollm2 dflash-gemma
 
 $(STAMP): pyproject.toml
 	@$(MAKE) --no-print-directory blas
@@ -78,19 +79,37 @@ real-models: $(STAMP)
 # SmolLM2's ships in models/; Gemma's terms cover models trained on its outputs, so its drafter is only ever
 # trained locally, into the git-ignored models/real/.
 EAGLE3_MINUTES ?= 52
-eagle3-smollm2: real-models
+chat-corpus-smollm2: real-models
 	$(PY) -m mlx_specdec.cli.main eagle corpus --target models/real/smollm2-135m-instruct --out runs/smollm2-chat --limit 448 --max-new 192
+
+eagle3-smollm2: chat-corpus-smollm2
 	$(PY) -m mlx_specdec.cli.main eagle train --base models/real/smollm2-135m-instruct --corpus runs/smollm2-chat \
 	  --out models/smollm2-135m-eagle3 --run-dir runs/smollm2-eagle3 --time-budget-min $(EAGLE3_MINUTES) --seq-len 256 \
 	  --batch-size 8 --lr 2e-3 --warmup 20 --eval-every 50 --eval-rows 48 --ckpt-every 25 \
 	  $$(test -f runs/smollm2-eagle3/ckpt.safetensors && echo --resume)
 
-eagle3-gemma: real-models
+chat-corpus-gemma: real-models
 	$(PY) -m mlx_specdec.cli.main eagle corpus --target models/real/gemma-3-270m --out runs/gemma-chat --limit 448 --max-new 192
+
+eagle3-gemma: chat-corpus-gemma
 	$(PY) -m mlx_specdec.cli.main eagle train --base models/real/gemma-3-270m --corpus runs/gemma-chat \
 	  --out models/real/gemma-3-270m-eagle3 --run-dir runs/gemma-eagle3 --time-budget-min $(EAGLE3_MINUTES) --seq-len 256 \
 	  --batch-size 8 --lr 2e-3 --warmup 20 --eval-every 50 --eval-rows 48 --ckpt-every 25 \
 	  $$(test -f runs/gemma-eagle3/ckpt.safetensors && echo --resume)
+
+# Block drafters (DFlash) on the same corpora; SmolLM2's ships in models/, Gemma's only ever trained locally.
+DFLASH_MINUTES ?= 40
+DFLASH_FLAGS = --time-budget-min $(DFLASH_MINUTES) --block-size 8 --layers 2 --anchors 32 --seq-len 256 --batch-size 8 \
+  --lr 1e-3 --warmup 20 --eval-every 50 --eval-rows 48 --ckpt-every 25
+dflash-smollm2: chat-corpus-smollm2
+	$(PY) -m mlx_specdec.cli.main dflash train --base models/real/smollm2-135m-instruct --corpus runs/smollm2-chat \
+	  --out models/smollm2-135m-dflash --run-dir runs/smollm2-dflash $(DFLASH_FLAGS) \
+	  $$(test -f runs/smollm2-dflash/ckpt.safetensors && echo --resume)
+
+dflash-gemma: chat-corpus-gemma
+	$(PY) -m mlx_specdec.cli.main dflash train --base models/real/gemma-3-270m --corpus runs/gemma-chat \
+	  --out models/real/gemma-3-270m-dflash --run-dir runs/gemma-dflash $(DFLASH_FLAGS) \
+	  $$(test -f runs/gemma-dflash/ckpt.safetensors && echo --resume)
 
 # pip install . into a fresh venv and run the installed `mlx-specdec` command (needs PyPI).
 install-check:
