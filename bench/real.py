@@ -56,7 +56,7 @@ from pathlib import Path
 
 import mlx_specdec  # noqa: F401  (binds OpenBLAS before mlx.core on Linux)
 
-from .report import markdown_table, speedup_cell, spread, where
+from .report import markdown_table, speedup_cell, where
 
 ROOT = Path(__file__).resolve().parents[1]
 PEER = Path(__file__).with_name("llama_cpp_peer.py")

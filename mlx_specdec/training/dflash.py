@@ -34,14 +34,11 @@ import mlx.core as mx
 import mlx.nn as nn
 import numpy as np
 
-from ..errors import IncompatibleModelsError, SpecDecError
-from ..features import tap
+from ..errors import SpecDecError
 from ..model_info import model_vocab_size, token_embedding, trunk_geometry
 from ..models.dflash import DFlashConfig, DFlashModel, default_target_layers
 from . import loop
-from .chat_corpus import corpus_target, read_corpus, token_counts
-from .distill import target_identity
-from .eagle3 import HEAD_INITS, TargetCache, conversation_rows, draft_vocabulary, init_from_target, target_pass
+from .eagle3 import HEAD_INITS, TargetCache, init_from_target, open_feature_run, target_pass
 
 PROG = "mlx-specdec dflash train"
 CURVES = "curves.csv"
@@ -323,53 +320,21 @@ def draft_config_for(target, cfg: DFlashTrainConfig, vocab_size: int) -> DFlashC
 
 def train(cfg: DFlashTrainConfig, target=None, tokenizer=None, invocation: str | None = None) -> dict:
     """Train (or resume) a block drafter; writes cfg.out (a drafter folder) when set. Returns a summary."""
-    from ..loading import load
     from ..models.dflash import save_dflash
 
-    cfg.validate()
-    run_dir = Path(cfg.run_dir) if cfg.run_dir else cfg.default_run_dir()
-    say = (lambda m: None) if cfg.quiet else (lambda m: print(m, flush=True))
-    identity = target_identity(cfg.base)
-    if corpus_target(cfg.corpus) != identity:
-        raise IncompatibleModelsError(f"--corpus {cfg.corpus!r} was written by another target than --base {cfg.base!r}")
-    meta = loop.open_run(cfg, run_dir, protect={"--base": cfg.base, "--corpus": cfg.corpus},
-                         required={"target": dict})
-    if meta is not None and meta["target"] != identity:
-        raise IncompatibleModelsError(f"--resume: the checkpoint was trained for another target than {cfg.base}")
-    if target is None:
-        target, tokenizer = load(cfg.base)
-    tap(target, cfg.chosen_layers(len(target.layers)))
-    train_records, valid_records = read_corpus(cfg.corpus, "train"), read_corpus(cfg.corpus, "valid")
-    vocab_size = model_vocab_size(target)
-    eos = list(getattr(tokenizer, "eos_token_ids", None) or [])
-    vocab = (np.asarray(meta["vocab"], np.int32) if meta is not None
-             else draft_vocabulary(train_records, vocab_size, min(cfg.draft_vocab, vocab_size), eos))
-    draft_config = draft_config_for(target, cfg, vocab_size)
-    train_rows = conversation_rows(train_records, cfg.seq_len)
-    valid_rows = conversation_rows(valid_records, cfg.seq_len)[: cfg.eval_rows]
-    if len(train_rows) < cfg.batch_size:
-        raise SpecDecError(f"the corpus has {len(train_rows)} conversations; need at least --batch-size {cfg.batch_size}")
-    task = DFlashTask(cfg, target, draft_config, vocab, valid_rows)
-    covered = token_counts(train_records, vocab_size)
-    coverage = covered[vocab].sum() / max(covered.sum(), 1)
-    say(f"block drafter for {cfg.base}: {cfg.layers} layers, blocks of {cfg.block_size}, target layers "
-        f"{list(draft_config.target_layers)}, draft vocabulary {len(vocab):,} ({coverage:.1%} of answer tokens), "
-        f"{len(train_rows):,} conversations of <= {cfg.seq_len} tokens, {cfg.anchors} anchors a row")
-    summary = loop.run(task, cfg, run_dir=run_dir, train_rows=train_rows, meta=meta, say=say,
-                       invocation=invocation or cfg_command(cfg),
-                       base_meta=dict(target=identity, vocab=vocab.tolist(), coverage=float(coverage)))
-    summary["coverage"] = float(coverage)
+    run = open_feature_run(cfg, target, tokenizer, cfg.chosen_layers)
+    draft_config = draft_config_for(run.target, cfg, model_vocab_size(run.target))
+    task = DFlashTask(cfg, run.target, draft_config, run.vocab, run.valid_rows)
+    run.say(f"block drafter for {cfg.base}: {cfg.layers} layers, blocks of {cfg.block_size}, target layers "
+            f"{list(draft_config.target_layers)}, draft vocabulary {len(run.vocab):,} ({run.coverage:.1%} of answer "
+            f"tokens), {len(run.train_rows):,} conversations of <= {cfg.seq_len} tokens, {cfg.anchors} anchors a row")
+    summary = run.run(task, cfg, invocation or cfg_command(cfg))
     if cfg.out:
-        S = draft_config.block_size - 1
-        card = dict(target=cfg.base, corpus=cfg.corpus, conversations=len(train_rows), steps=summary["steps"],
-                    tokens_seen=summary["tokens_seen"], wall_time_s=summary["wall_time_s"], machine=loop.machine(),
-                    command=summary["invocation"], coverage=float(coverage),
-                    acceptance={f"acc_{j + 1}": round(float(summary[f"acc_{j + 1}"]), 4) for j in range(S)
-                                if f"acc_{j + 1}" in summary})
+        card = run.card(cfg, summary)
         if "tokens_per_pass" in summary:
             card["tokens_per_pass"] = float(summary["tokens_per_pass"])
-        save_dflash(task.module, cfg.out, target_name=Path(cfg.base).name, target=identity, card=card,
-                    curves=run_dir / CURVES, overwrite=cfg.overwrite)
-        say(f"saved {cfg.out}")
+        save_dflash(task.module, cfg.out, target_name=Path(cfg.base).name, target=run.identity, card=card,
+                    curves=run.run_dir / CURVES, overwrite=cfg.overwrite)
+        run.say(f"saved {cfg.out}")
     summary["drafter"] = task.module
     return summary

@@ -359,10 +359,40 @@ def draft_config_for(target, cfg: Eagle3TrainConfig, vocab_size: int) -> Eagle3C
         target_layers=cfg.layers(len(target.layers)), target_hidden_size=g["hidden_size"])
 
 
-def train(cfg: Eagle3TrainConfig, target=None, tokenizer=None, invocation: str | None = None) -> dict:
-    """Train (or resume) an EAGLE-3 drafter; writes cfg.out (a drafter folder) when set. Returns a summary."""
+@dataclass
+class FeatureRun:
+    """What a trainer of a feature drafter (EAGLE-3, a block drafter) opens a run with: the frozen target with
+    its layers tapped, the run folder and checkpoint meta, the corpus's rows, and the draft vocabulary."""
+
+    target: object
+    tokenizer: object
+    identity: dict
+    meta: dict | None
+    run_dir: Path
+    say: object
+    train_rows: np.ndarray
+    valid_rows: np.ndarray
+    vocab: np.ndarray
+    coverage: float
+
+    def run(self, task, cfg, invocation: str) -> dict:
+        summary = loop.run(task, cfg, run_dir=self.run_dir, train_rows=self.train_rows, meta=self.meta, say=self.say,
+                           invocation=invocation, base_meta=dict(target=self.identity, vocab=self.vocab.tolist(),
+                                                                  coverage=self.coverage))
+        summary["coverage"] = self.coverage
+        return summary
+
+    def card(self, cfg, summary: dict) -> dict:
+        return dict(target=cfg.base, corpus=cfg.corpus, conversations=len(self.train_rows), steps=summary["steps"],
+                    tokens_seen=summary["tokens_seen"], wall_time_s=summary["wall_time_s"], machine=loop.machine(),
+                    command=summary["invocation"], coverage=self.coverage,
+                    acceptance={k: round(float(summary[k]), 4) for k in summary if k.startswith("acc_")})
+
+
+def open_feature_run(cfg, target, tokenizer, layers_of) -> FeatureRun:
+    """Check the corpus against --base, open (or resume) the run, load and tap the target (`layers_of(n_layers)`
+    names the layers), read the corpus's rows and choose (or take back) the draft vocabulary."""
     from ..loading import load
-    from ..models.eagle3 import save_eagle3
 
     cfg.validate()
     run_dir = Path(cfg.run_dir) if cfg.run_dir else cfg.default_run_dir()
@@ -376,35 +406,37 @@ def train(cfg: Eagle3TrainConfig, target=None, tokenizer=None, invocation: str |
         raise IncompatibleModelsError(f"--resume: the checkpoint was trained for another target than {cfg.base}")
     if target is None:
         target, tokenizer = load(cfg.base)
-    tap(target, cfg.layers(len(target.layers)))
+    tap(target, layers_of(len(target.layers)))
     train_records, valid_records = read_corpus(cfg.corpus, "train"), read_corpus(cfg.corpus, "valid")
     vocab_size = model_vocab_size(target)
     eos = list(getattr(tokenizer, "eos_token_ids", None) or [])
     vocab = (np.asarray(meta["vocab"], np.int32) if meta is not None
              else draft_vocabulary(train_records, vocab_size, min(cfg.draft_vocab, vocab_size), eos))
-    draft_config = draft_config_for(target, cfg, vocab_size)
     train_rows = conversation_rows(train_records, cfg.seq_len)
     valid_rows = conversation_rows(valid_records, cfg.seq_len)[: cfg.eval_rows]
     if len(train_rows) < cfg.batch_size:
         raise SpecDecError(f"the corpus has {len(train_rows)} conversations; need at least --batch-size {cfg.batch_size}")
-    task = Eagle3Task(cfg, target, draft_config, vocab, valid_rows)
     covered = token_counts(train_records, vocab_size)
-    coverage = covered[vocab].sum() / max(covered.sum(), 1)
-    say(f"EAGLE-3 drafter for {cfg.base}: target layers {list(draft_config.target_layers)}, draft vocabulary "
-        f"{len(vocab):,} ({coverage:.1%} of answer tokens), {len(train_rows):,} conversations of <= {cfg.seq_len} "
-        f"tokens, {cfg.ttt_steps} TTT steps")
-    summary = loop.run(task, cfg, run_dir=run_dir, train_rows=train_rows, meta=meta, say=say,
-                       invocation=invocation or cfg_command(cfg),
-                       base_meta=dict(target=identity, vocab=vocab.tolist(), coverage=float(coverage)))
-    summary["coverage"] = float(coverage)
+    coverage = float(covered[vocab].sum() / max(covered.sum(), 1))
+    return FeatureRun(target, tokenizer, identity, meta, run_dir, say, train_rows, valid_rows, vocab, coverage)
+
+
+def train(cfg: Eagle3TrainConfig, target=None, tokenizer=None, invocation: str | None = None) -> dict:
+    """Train (or resume) an EAGLE-3 drafter; writes cfg.out (a drafter folder) when set. Returns a summary."""
+    from ..models.eagle3 import save_eagle3
+
+    run = open_feature_run(cfg, target, tokenizer, cfg.layers)
+    vocab_size = model_vocab_size(run.target)
+    draft_config = draft_config_for(run.target, cfg, vocab_size)
+    task = Eagle3Task(cfg, run.target, draft_config, run.vocab, run.valid_rows)
+    run.say(f"EAGLE-3 drafter for {cfg.base}: target layers {list(draft_config.target_layers)}, draft vocabulary "
+            f"{len(run.vocab):,} ({run.coverage:.1%} of answer tokens), {len(run.train_rows):,} conversations of "
+            f"<= {cfg.seq_len} tokens, {cfg.ttt_steps} TTT steps")
+    summary = run.run(task, cfg, invocation or cfg_command(cfg))
     if cfg.out:
-        card = dict(target=cfg.base, corpus=cfg.corpus, conversations=len(train_rows), steps=summary["steps"],
-                    tokens_seen=summary["tokens_seen"], wall_time_s=summary["wall_time_s"], machine=loop.machine(),
-                    command=summary["invocation"], coverage=float(coverage),
-                    acceptance={k: round(float(summary[k]), 4) for k in summary if k.startswith("acc_")})
-        save_eagle3(task.module, cfg.out, target_name=Path(cfg.base).name, target=identity, card=card,
-                    curves=run_dir / CURVES, overwrite=cfg.overwrite)
-        say(f"saved {cfg.out}")
+        save_eagle3(task.module, cfg.out, target_name=Path(cfg.base).name, target=run.identity,
+                    card=run.card(cfg, summary), curves=run.run_dir / CURVES, overwrite=cfg.overwrite)
+        run.say(f"saved {cfg.out}")
     summary["drafter"] = task.module
     return summary
 
