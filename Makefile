@@ -100,7 +100,7 @@ eagle3-gemma: chat-corpus-gemma
 # Block drafters (DFlash) on the same corpora; SmolLM2's ships in models/, Gemma's only ever trained locally.
 DFLASH_MINUTES ?= 40
 DFLASH_FLAGS = --time-budget-min $(DFLASH_MINUTES) --block-size 8 --layers 2 --anchors 32 --seq-len 256 --batch-size 8 \
-  --lr 1e-3 --warmup 20 --eval-every 50 --eval-rows 48 --ckpt-every 25
+  --lr 2e-3 --warmup 20 --eval-every 50 --eval-rows 48 --ckpt-every 25
 dflash-smollm2: chat-corpus-smollm2
 	$(PY) -m mlx_specdec.cli.main dflash train --base models/real/smollm2-135m-instruct --corpus runs/smollm2-chat \
 	  --out models/smollm2-135m-dflash --run-dir runs/smollm2-dflash $(DFLASH_FLAGS) \
