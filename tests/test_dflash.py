@@ -121,11 +121,11 @@ def test_a_trained_block_drafter_is_accepted(trained, target):
 def test_greedy_with_a_block_drafter_is_plain_greedy(target, trained, strategy, k):
     model, tok = target
     drafter = trained[0]
-    for text in PROMPTS[:2] + ["A cat sat on the mat and looked at the moon."]:
+    for text in (PROMPTS[0], "A cat sat on the mat and looked at the moon."):
         prompt = tok.encode(text)
-        expected = greedy_generate(model, prompt, 80, strategy=strategy)
+        expected = greedy_generate(model, prompt, 64, strategy=strategy)
         d = DFlashDrafter(drafter)
-        out, stats = speculative_generate(model, d, prompt, 80, k=k, strategy=strategy)
+        out, stats = speculative_generate(model, d, prompt, 64, k=k, strategy=strategy)
         assert out == expected
         assert 0 < stats.accepted < stats.drafted
         assert stats.drafted <= stats.target_passes * min(k, BLOCK - 1)  # a block holds B - 1 drafts at most
