@@ -43,7 +43,7 @@ from mlx_lm.models.cache import KVCache
 from mlx_lm.models.rope_utils import initialize_rope
 
 from ..errors import SpecDecError
-from .folders import atomic_folder
+from .folders import atomic_folder, float16_weights, folder_model_type
 
 DFLASH_TYPE = "dflash"
 
@@ -282,22 +282,14 @@ CARD = "README.md"
 
 def is_own_folder(path) -> bool:
     """A block drafter folder this package wrote (model_type "dflash")."""
-    p = Path(path) / CONFIG
-    if not p.is_file():
-        return False
-    try:
-        return json.loads(p.read_text()).get("model_type") == DFLASH_TYPE
-    except (OSError, ValueError):
-        return False
+    return folder_model_type(path) == DFLASH_TYPE
 
 
 def save_dflash(model: DFlashModel, out, *, target_name: str, target: dict, card: dict | None = None,
                 curves: Path | None = None, overwrite: bool = False) -> Path:
     """Write a drafter folder atomically: config.json, model.safetensors (float16; the target's embedding is
     not stored), README.md (the card), curves.csv when given."""
-    from mlx.utils import tree_flatten
-
-    weights = {k: (v if v.dtype == mx.int32 else v.astype(mx.float16)) for k, v in tree_flatten(model.parameters())}
+    weights = float16_weights(model)
     config = {"model_type": DFLASH_TYPE, "architecture": model.config.to_dict(), "target": target_name,
               "target_identity": target, "dtype": "float16",
               "parameters": sum(v.size for k, v in weights.items() if k != "d2t")}

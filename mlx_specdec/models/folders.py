@@ -82,6 +82,23 @@ def compute_dtype() -> mx.Dtype:
 
 # ---------------------------------------------------------------- writing: never over what we did not make
 
+def folder_model_type(path) -> str | None:
+    """The model_type a folder's config.json names, None where there is none or it cannot be read."""
+    p = Path(path) / "config.json"
+    if not p.is_file():
+        return None
+    try:
+        config = json.loads(p.read_text())
+    except (OSError, ValueError):
+        return None
+    return config.get("model_type") if isinstance(config, dict) else None
+
+
+def float16_weights(model) -> dict:
+    """A module's parameters as stored in a drafter folder: float16, integer maps (d2t) as they are."""
+    return {k: (v if v.dtype == mx.int32 else v.astype(mx.float16)) for k, v in tree_flatten(model.parameters())}
+
+
 def is_model_folder(path: Path) -> bool:
     """A folder this toolkit (or mlx-lm, or a hub snapshot) wrote: config.json naming a model_type."""
     path = Path(path)

@@ -38,7 +38,7 @@ from ..errors import SpecDecError
 from ..model_info import model_vocab_size, token_embedding, trunk_geometry
 from ..models.dflash import DFlashConfig, DFlashModel, default_target_layers
 from . import loop
-from .eagle3 import HEAD_INITS, TargetCache, init_from_target, open_feature_run, target_pass
+from .eagle3 import HEAD_INITS, TargetCache, init_from_target, open_feature_run, parse_target_layers, target_pass
 
 PROG = "mlx-specdec dflash train"
 CURVES = "curves.csv"
@@ -88,14 +88,7 @@ class DFlashTrainConfig(loop.RunConfig):
     def chosen_layers(self, n_layers: int) -> tuple[int, ...]:
         if self.target_layers is None:
             return default_target_layers(n_layers, self.n_features)
-        try:
-            layers = tuple(int(s) for s in str(self.target_layers).split(","))
-        except ValueError:
-            raise SpecDecError(f"--target-layers must be comma-separated layer indices, got {self.target_layers!r}")
-        bad = [i for i in layers if not 0 <= i < n_layers]
-        if bad:
-            raise SpecDecError(f"--target-layers {bad[0]} is not a layer of this {n_layers}-layer target")
-        return layers
+        return parse_target_layers(self.target_layers, n_layers)
 
     def default_run_dir(self) -> Path:
         return Path("runs") / (Path(self.out).name if self.out else Path(self.base).name + "-dflash")

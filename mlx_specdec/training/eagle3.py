@@ -51,6 +51,18 @@ CURVES = "curves.csv"
 HEAD_INITS = ("target", "random")
 
 
+def parse_target_layers(text, n_layers: int) -> tuple[int, ...]:
+    """--target-layers "1,8,15": 0-based target layers whose outputs a feature drafter reads."""
+    try:
+        layers = tuple(int(s) for s in str(text).split(","))
+    except ValueError:
+        raise SpecDecError(f"--target-layers must be comma-separated layer indices, got {text!r}") from None
+    bad = [i for i in layers if not 0 <= i < n_layers]
+    if bad:
+        raise SpecDecError(f"--target-layers {bad[0]} is not a layer of this {n_layers}-layer target")
+    return layers
+
+
 @dataclass
 class Eagle3TrainConfig(loop.RunConfig):
     base: str = ""  # the target's folder
@@ -90,14 +102,7 @@ class Eagle3TrainConfig(loop.RunConfig):
     def layers(self, n_layers: int) -> tuple[int, ...]:
         if self.target_layers is None:
             return default_target_layers(n_layers)
-        try:
-            layers = tuple(int(s) for s in str(self.target_layers).split(","))
-        except ValueError:
-            raise SpecDecError(f"--target-layers must be comma-separated layer indices, got {self.target_layers!r}")
-        bad = [i for i in layers if not 0 <= i < n_layers]
-        if bad:
-            raise SpecDecError(f"--target-layers {bad[0]} is not a layer of this {n_layers}-layer target")
-        return layers
+        return parse_target_layers(self.target_layers, n_layers)
 
     def default_run_dir(self) -> Path:
         return Path("runs") / (Path(self.out).name if self.out else Path(self.base).name + "-eagle3")
