@@ -26,11 +26,11 @@ from __future__ import annotations
 import mlx.core as mx
 
 from ..errors import IncompatibleModelsError, SpecDecError
-from ..model_info import model_vocab_size, output_projection, token_embedding
+from ..model_info import output_projection, token_embedding
 from ..models.dflash import DFlashModel
 from ..models.mtp_head import as_ids
 from ..state import PREFILL_CHUNK
-from .protocol import EMPTY, Drafter, pick_on_target_vocabulary
+from .protocol import EMPTY, Drafter, check_feature_target, pick_on_target_vocabulary
 
 
 class DFlashDrafter(Drafter):
@@ -56,13 +56,7 @@ class DFlashDrafter(Drafter):
 
     def bind(self, target, target_seq) -> None:
         cfg = self.model.config
-        n_layers = len(getattr(target, "layers", ()))
-        if max(cfg.target_layers) >= n_layers:
-            raise IncompatibleModelsError(f"this block drafter reads target layers {list(cfg.target_layers)}; "
-                                          f"the target has {n_layers}")
-        if model_vocab_size(target) != cfg.vocab_size:
-            raise IncompatibleModelsError(f"this block drafter drafts for a {cfg.vocab_size}-token vocabulary; "
-                                          f"the target has {model_vocab_size(target)}")
+        check_feature_target(target, cfg, "block drafter")
         embed = token_embedding(target)
         width = embed.weight.shape[-1] if hasattr(embed, "weight") else cfg.hidden_size
         if getattr(embed, "bits", None) is None and width != cfg.hidden_size:

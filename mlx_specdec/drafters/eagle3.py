@@ -24,11 +24,11 @@ from __future__ import annotations
 
 import mlx.core as mx
 
-from ..errors import IncompatibleModelsError, SpecDecError
-from ..model_info import model_vocab_size, token_embedding
+from ..errors import SpecDecError
+from ..model_info import token_embedding
 from ..models.eagle3 import Eagle3Model
 from ..state import PREFILL_CHUNK
-from .protocol import EMPTY, Drafter, pick_on_target_vocabulary, prompt_pairs
+from .protocol import EMPTY, Drafter, check_feature_target, pick_on_target_vocabulary, prompt_pairs
 
 DEFAULT_EAGLE3_DEPTH = 6  # drafts a round at most unless told otherwise
 
@@ -54,13 +54,7 @@ class Eagle3Drafter(Drafter):
 
     def bind(self, target, target_seq) -> None:
         cfg = self.model.config
-        n_layers = len(getattr(target, "layers", ()))
-        if max(cfg.target_layers) >= n_layers:
-            raise IncompatibleModelsError(f"this EAGLE-3 drafter reads target layers {list(cfg.target_layers)}; "
-                                          f"the target has {n_layers}")
-        if model_vocab_size(target) != cfg.vocab_size:
-            raise IncompatibleModelsError(f"this EAGLE-3 drafter drafts for a {cfg.vocab_size}-token vocabulary; "
-                                          f"the target has {model_vocab_size(target)}")
+        check_feature_target(target, cfg, "EAGLE-3 drafter")
         # The target's embedding rows as they are: a scale (Gemma's sqrt(hidden)) would make no difference,
         # since input_layernorm normalises them first.
         self.model.bind_embedding(token_embedding(target))

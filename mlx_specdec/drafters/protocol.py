@@ -45,6 +45,8 @@ from __future__ import annotations
 
 import mlx.core as mx
 
+from ..errors import IncompatibleModelsError
+from ..model_info import model_vocab_size
 from ..models.mtp_head import as_ids
 from ..sampling import SamplingPolicy
 
@@ -57,6 +59,18 @@ def prompt_pairs(rows, prompt_ids):
     ids = as_ids(prompt_ids)
     ok = rows is not None and rows.ndim == 2 and rows.shape[0] == ids.shape[0] - 1 > 0
     return (rows, ids[1:]) if ok else None
+
+
+def check_feature_target(target, config, what: str) -> None:
+    """A feature drafter (EAGLE-3, a block drafter) fits a target whose layers it reads exist and whose
+    vocabulary it drafts for; one line naming both otherwise."""
+    n_layers = len(getattr(target, "layers", ()))
+    if max(config.target_layers) >= n_layers:
+        raise IncompatibleModelsError(f"this {what} reads target layers {list(config.target_layers)}; "
+                                      f"the target has {n_layers}")
+    if model_vocab_size(target) != config.vocab_size:
+        raise IncompatibleModelsError(f"this {what} drafts for a {config.vocab_size}-token vocabulary; "
+                                      f"the target has {model_vocab_size(target)}")
 
 
 def pick_on_target_vocabulary(policy: SamplingPolicy, logits, key, draft_to_target, vocab_size: int):
