@@ -29,7 +29,7 @@ from mlx_specdec.models.dflash_store import is_dflash_folder, load_dflash
 from mlx_specdec.sampling import GREEDY, SamplingPolicy
 from mlx_specdec.state import make_sequence
 from mlx_specdec.training import dflash as trainer
-from mlx_specdec.training.eagle3 import conversation_rows, draft_vocabulary, init_from_target, target_pass
+from mlx_specdec.training.eagle3 import TargetCache, conversation_rows, draft_vocabulary, init_from_target, target_pass
 from mlx_specdec.training.loop import compiled_step
 from tests.conftest import shipped
 from tests.test_distribution import assert_drawn_from_target
@@ -112,7 +112,7 @@ def test_a_trained_block_drafter_is_accepted(trained, target):
     """Teacher-forced greedy agreement on its own rows: what makes the exactness tests exercise rollback."""
     model, _ = target
     drafter, vocab, rows = trained
-    cache = trainer.TargetCache(model, LAYERS, mx.array(vocab))
+    cache = TargetCache(model, LAYERS, mx.array(vocab))
     acc = trainer.evaluate(drafter, rows, cache, 4)
     assert acc["acc_1"] > 0.5 and acc["acc_3"] > 0.2 and acc["tokens_per_pass"] > 2.0, acc
 

@@ -43,6 +43,7 @@ from mlx_lm.models.cache import KVCache
 from mlx_lm.models.rope_utils import initialize_rope
 
 from ..errors import SpecDecError
+from .eagle3 import MLP
 from .folders import atomic_folder, float16_weights, folder_model_type
 
 DFLASH_TYPE = "dflash"
@@ -159,22 +160,11 @@ class _Attention(nn.Module):
         return self.o_proj(out.transpose(0, 2, 1, 3).reshape(b, n, -1))
 
 
-class _MLP(nn.Module):
-    def __init__(self, cfg: DFlashConfig):
-        super().__init__()
-        self.gate_proj = nn.Linear(cfg.hidden_size, cfg.intermediate_size, bias=False)
-        self.up_proj = nn.Linear(cfg.hidden_size, cfg.intermediate_size, bias=False)
-        self.down_proj = nn.Linear(cfg.intermediate_size, cfg.hidden_size, bias=False)
-
-    def __call__(self, x):
-        return self.down_proj(nn.silu(self.gate_proj(x)) * self.up_proj(x))
-
-
 class DFlashLayer(nn.Module):
     def __init__(self, cfg: DFlashConfig):
         super().__init__()
         self.self_attn = _Attention(cfg)
-        self.mlp = _MLP(cfg)
+        self.mlp = MLP(cfg)
         self.input_layernorm = nn.RMSNorm(cfg.hidden_size, eps=cfg.rms_norm_eps)
         self.post_attention_layernorm = nn.RMSNorm(cfg.hidden_size, eps=cfg.rms_norm_eps)
 

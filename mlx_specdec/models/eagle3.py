@@ -111,8 +111,10 @@ class _Attention(nn.Module):
         return self.o_proj(out.transpose(0, 2, 1, 3).reshape(b, n, -1))
 
 
-class _MLP(nn.Module):
-    def __init__(self, cfg: Eagle3Config):
+class MLP(nn.Module):
+    """SwiGLU, Llama's names (gate_proj, up_proj, down_proj); shared by the block drafter."""
+
+    def __init__(self, cfg):
         super().__init__()
         self.gate_proj = nn.Linear(cfg.hidden_size, cfg.intermediate_size, bias=False)
         self.up_proj = nn.Linear(cfg.hidden_size, cfg.intermediate_size, bias=False)
@@ -132,7 +134,7 @@ class Eagle3Layer(nn.Module):
         self.hidden_norm = nn.RMSNorm(cfg.hidden_size, eps=cfg.rms_norm_eps)
         self.self_attn = _Attention(cfg)
         self.post_attention_layernorm = nn.RMSNorm(cfg.hidden_size, eps=cfg.rms_norm_eps)
-        self.mlp = _MLP(cfg)
+        self.mlp = MLP(cfg)
 
     def __call__(self, emb, hidden, mask=None, cache=None):
         normed = self.hidden_norm(hidden)

@@ -38,7 +38,7 @@ from ..errors import SpecDecError
 from ..model_info import model_vocab_size, token_embedding, trunk_geometry
 from ..models.dflash import DFlashConfig, DFlashModel, default_target_layers
 from . import loop
-from .eagle3 import HEAD_INITS, TargetCache, init_from_target, open_feature_run, parse_target_layers, target_pass
+from .eagle3 import HEAD_INITS, FeatureTask, open_feature_run, parse_target_layers
 
 PROG = "mlx-specdec dflash train"
 CURVES = "curves.csv"
@@ -233,39 +233,18 @@ def evaluate(model: DFlashModel, rows: np.ndarray, targets, batch_size: int, cap
     return out
 
 
-class DFlashTask(loop.Task):
+class DFlashTask(FeatureTask):
     label = "dflash"
-    curves = CURVES
-    prefix = "drafter"
+    model_class = DFlashModel
 
     def __init__(self, cfg: DFlashTrainConfig, target, draft_config: DFlashConfig, vocab: np.ndarray,
                  valid_rows: np.ndarray):
-        self.cfg, self.target, self.draft_config, self.valid_rows = cfg, target, draft_config, valid_rows
-        self.vocab = mx.array(vocab)
-        self.layers = draft_config.target_layers
-        self.cache = TargetCache(target, self.layers, self.vocab)
-        self.tokens_per_step = cfg.batch_size * cfg.seq_len
-        S = draft_config.block_size - 1
-        self.fields = (["step", "tokens", "train_loss"] + [f"train_loss_{j + 1}" for j in range(S)]
-                       + ["valid_loss", "tokens_per_pass"] + [f"acc_{j + 1}" for j in range(S)]
-                       + ["lr", "tokens_per_s", "elapsed_s"])
-        self.rng = np.random.default_rng(cfg.seed)
-        self.reset()
+        self.rng = np.random.default_rng(cfg.seed)  # anchors, drawn afresh each step
+        super().__init__(cfg, target, draft_config, vocab, valid_rows, draft_config.block_size - 1,
+                         valid_columns=("tokens_per_pass",))
 
-    def reset(self) -> None:
-        mx.random.seed(self.cfg.seed)
-        self.module = DFlashModel(self.draft_config)
-        self.module.d2t = self.vocab - mx.arange(self.vocab.shape[0], dtype=mx.int32)
-        self.module.freeze(keys=["d2t"])
-        self.module.bind(token_embedding(self.target))
-        if self.cfg.head_init == "target":
-            init_from_target(self.module, self.target, self.vocab)
-        mx.eval(self.module.parameters())
-
-    def _given(self, rows: np.ndarray):
-        if self.cfg.no_target_cache:
-            return target_pass(self.target, self.layers, mx.array(rows[:, 0]), self.vocab)
-        return self.cache(rows)
+    def bind(self, module) -> None:
+        module.bind(token_embedding(self.target))
 
     def loss(self, module, x):
         rows, anchors, weight, *given = x
@@ -273,33 +252,14 @@ class DFlashTask(loop.Task):
 
     def batch(self, rows: np.ndarray):
         anchors, weight = draw_anchors(rows, self.cfg.anchors, self.rng)
-        return (mx.array(rows), mx.array(anchors), mx.array(weight), *self._given(rows))
+        return (mx.array(rows), mx.array(anchors), mx.array(weight), *self.target_rows(rows))
 
     def evaluate(self, final: bool = False) -> dict:
-        return evaluate(self.module, self.valid_rows, self._given, self.cfg.batch_size)
-
-    def one_time_s(self, rows: np.ndarray) -> float:
-        if self.cfg.no_target_cache:
-            return 0.0
-        left = len({r.tobytes() for r in rows} | {r.tobytes() for r in self.valid_rows}) - len(self.cache.rows)
-        return max(left, 0) * self.cache.seconds_per_row()
-
-    def train_columns(self, loss: float, terms: np.ndarray) -> dict:
-        return {"train_loss": loss, **{f"train_loss_{j + 1}": float(t) for j, t in enumerate(terms)}}
+        return evaluate(self.module, self.valid_rows, self.target_rows, self.cfg.batch_size)
 
     def info(self, train: dict, valid: dict) -> str:
         text = f"loss {train['train_loss']:.3f}"
-        if valid:
-            S = self.draft_config.block_size - 1
-            text += (f" | {valid['tokens_per_pass']:.2f} tok/pass | acc "
-                     + " ".join(f"{valid[f'acc_{j + 1}']:.0%}" for j in range(S)))
-        return text
-
-    def meta(self) -> dict:
-        return dict(architecture=self.draft_config.to_dict())
-
-    def checkpoint_arrays(self) -> dict:
-        return {"d2t": self.module.d2t}
+        return text + (f" | {valid['tokens_per_pass']:.2f} tok/pass | {self.acc_text(valid)}" if valid else "")
 
 
 def draft_config_for(target, cfg: DFlashTrainConfig, vocab_size: int) -> DFlashConfig:

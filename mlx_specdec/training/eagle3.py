@@ -295,32 +295,77 @@ def evaluate(model: Eagle3Model, target, layers, vocab, rows: np.ndarray, steps:
     return out
 
 
-class Eagle3Task(loop.Task):
-    label = "eagle3"
+class FeatureTask(loop.Task):
+    """What the EAGLE-3 and block-drafter trainers share: the frozen target's rows (kept by a TargetCache unless
+    --no-target-cache), a draft module on a reduced draft vocabulary, started from the target's head, and the
+    curves' per-term columns. A subclass sets `label`, `model_class` and `bind`, and its loss and evaluation."""
+
     curves = CURVES
     prefix = "drafter"
+    model_class: type
 
-    def __init__(self, cfg: Eagle3TrainConfig, target, draft_config: Eagle3Config, vocab: np.ndarray,
-                 valid_rows: np.ndarray):
+    def __init__(self, cfg, target, draft_config, vocab: np.ndarray, valid_rows: np.ndarray, n_terms: int,
+                 valid_columns: tuple[str, ...] = ()):
         self.cfg, self.target, self.draft_config, self.valid_rows = cfg, target, draft_config, valid_rows
         self.vocab = mx.array(vocab)
         self.layers = draft_config.target_layers
         self.cache = None if cfg.no_target_cache else TargetCache(target, self.layers, self.vocab)
         self.tokens_per_step = cfg.batch_size * cfg.seq_len
-        steps = cfg.ttt_steps
-        self.fields = (["step", "tokens", "train_loss"] + [f"train_loss_{j + 1}" for j in range(steps)]
-                       + ["valid_loss"] + [f"acc_{j + 1}" for j in range(steps)] + ["lr", "tokens_per_s", "elapsed_s"])
+        self.n_terms = n_terms
+        self.fields = (["step", "tokens", "train_loss"] + [f"train_loss_{j + 1}" for j in range(n_terms)]
+                       + ["valid_loss", *valid_columns] + [f"acc_{j + 1}" for j in range(n_terms)]
+                       + ["lr", "tokens_per_s", "elapsed_s"])
         self.reset()
+
+    def bind(self, module) -> None:
+        """Hand the module the target's parts it borrows (its embedding; a block drafter's head)."""
+        raise NotImplementedError
 
     def reset(self) -> None:
         mx.random.seed(self.cfg.seed)
-        self.module = Eagle3Model(self.draft_config)
+        self.module = self.model_class(self.draft_config)
         self.module.d2t = self.vocab - mx.arange(self.vocab.shape[0], dtype=mx.int32)
         self.module.freeze(keys=["d2t"])
-        self.module.bind_embedding(token_embedding(self.target))
+        self.bind(self.module)
         if self.cfg.head_init == "target":
             init_from_target(self.module, self.target, self.vocab)
         mx.eval(self.module.parameters())
+
+    def target_rows(self, rows: np.ndarray):
+        """(features, draft-vocabulary log-probabilities, top-1) of the target's pass over rows (R, 2, T)."""
+        if self.cache is None:
+            return target_pass(self.target, self.layers, mx.array(rows[:, 0]), self.vocab)
+        return self.cache(rows)
+
+    def one_time_s(self, rows: np.ndarray) -> float:
+        if self.cache is None:
+            return 0.0
+        left = len({r.tobytes() for r in rows} | {r.tobytes() for r in self.valid_rows}) - len(self.cache.rows)
+        return max(left, 0) * self.cache.seconds_per_row()
+
+    def train_columns(self, loss: float, terms: np.ndarray) -> dict:
+        return {"train_loss": loss, **{f"train_loss_{j + 1}": float(t) for j, t in enumerate(terms)}}
+
+    def acc_text(self, valid: dict) -> str:
+        return "acc " + " ".join(f"{valid[f'acc_{j + 1}']:.0%}" for j in range(self.n_terms))
+
+    def meta(self) -> dict:
+        return dict(architecture=self.draft_config.to_dict())
+
+    def checkpoint_arrays(self) -> dict:
+        return {"d2t": self.module.d2t}
+
+
+class Eagle3Task(FeatureTask):
+    label = "eagle3"
+    model_class = Eagle3Model
+
+    def __init__(self, cfg: Eagle3TrainConfig, target, draft_config: Eagle3Config, vocab: np.ndarray,
+                 valid_rows: np.ndarray):
+        super().__init__(cfg, target, draft_config, vocab, valid_rows, cfg.ttt_steps)
+
+    def bind(self, module) -> None:
+        module.bind_embedding(token_embedding(self.target))
 
     def loss(self, module, x):
         x, given = (x[0], x[1:]) if isinstance(x, tuple) else (x, None)
@@ -334,26 +379,8 @@ class Eagle3Task(loop.Task):
         return evaluate(self.module, self.target, self.layers, self.vocab, self.valid_rows, self.cfg.ttt_steps,
                         self.cfg.batch_size, self.cache)
 
-    def one_time_s(self, rows: np.ndarray) -> float:
-        if self.cache is None:
-            return 0.0
-        left = len({r.tobytes() for r in rows} | {r.tobytes() for r in self.valid_rows}) - len(self.cache.rows)
-        return max(left, 0) * self.cache.seconds_per_row()
-
-    def train_columns(self, loss: float, terms: np.ndarray) -> dict:
-        return {"train_loss": loss, **{f"train_loss_{j + 1}": float(t) for j, t in enumerate(terms)}}
-
     def info(self, train: dict, valid: dict) -> str:
-        text = f"loss {train['train_loss']:.3f}"
-        if valid:
-            text += " | acc " + " ".join(f"{valid[f'acc_{j + 1}']:.0%}" for j in range(self.cfg.ttt_steps))
-        return text
-
-    def meta(self) -> dict:
-        return dict(architecture=self.draft_config.to_dict())
-
-    def checkpoint_arrays(self) -> dict:
-        return {"d2t": self.module.d2t}
+        return f"loss {train['train_loss']:.3f}" + (" | " + self.acc_text(valid) if valid else "")
 
 
 def draft_config_for(target, cfg: Eagle3TrainConfig, vocab_size: int) -> Eagle3Config:
