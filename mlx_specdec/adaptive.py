@@ -66,8 +66,15 @@ compiled step (mlx_specdec.traces) counts TRACED_WEIGHT of a round, so the cost
 of a first call never stands for what its kind costs; after the opening rounds
 one plain step is timed; a loss budget (budget_left: LOSS_BUDGET of plain
 decoding's time so far plus LOSS_ALLOWANCE steps) pays for probes and stops
-drafting that loses more than it; and `for_pair` starts from the calibration
-file's entry for the pair (mlx_specdec.calibration), which `finish()` writes.
+drafting that loses more than it (a model drafter's catch-up over plain steps'
+tokens, its deferred prefill first, is charged to it: `charge`); and
+`for_pair` starts from the calibration file's entry for the pair
+(mlx_specdec.calibration), which `finish()` writes. Knowing nothing yet, the
+loop first measures what one step of a model drafter at least half its target's
+size costs against one target step (`step_cost_ratio`, about two steps): where
+no k could pay even with nine drafts in ten accepted (`can_pay`: a 4-bit copy of
+SmolLM2 drafting for it on a CPU costs 1.3-1.4 target steps a draft, and its
+first drafting round would pay a 6-second prefill), auto never drafts.
 
 The rule, in words: draft more while the next draft is likely enough to be
 accepted to pay for its own cost; stop drafting when acceptance collapses.
@@ -91,6 +98,9 @@ SPIKE_CAP = 2.0  # a round's time counts for at most this many times what its ki
 TRACED_WEIGHT = 0.05  # a round that traced a compiled step counts this much: only until one that did not is seen
 LOSS_BUDGET = 0.03  # what looking for drafting's profit may cost, as a share of plain decoding's time so far
 LOSS_ALLOWANCE = 2.0  # ... plus this many plain steps (the opening rounds: nothing is known before them)
+# The test that drafting can pay at all, from a drafter's measured step cost alone (`can_pay`): every draft
+# accepted with this hazard's complement (better than any drafter here keeps up), verification free.
+OPTIMISTIC_HAZARD = 0.1
 
 
 @dataclass
@@ -133,6 +143,9 @@ class AdaptiveK:
     history: list = field(default_factory=list, init=False, repr=False)  # k chosen per round
     calibration_key: str | None = field(default=None, init=False, repr=False)  # its entry in the calibration file
     _longest: int = field(default=0, init=False)  # the longest block drafted so far
+    # A drafter step's cost over a target step's, measured once before any round (`step_cost_ratio`);
+    # None where nothing measured it (a drafter with no model of its own, or a warm start without one).
+    _draft_ratio: float | None = field(default=None, init=False)
 
     def __post_init__(self):
         if self.k_max < 1 or not 0 <= self.k_start <= self.k_max:
@@ -163,6 +176,8 @@ class AdaptiveK:
             self._reach_s[st][:n], self._fails_s[st][:n] = (shrunk(v[st][:n], earlier._reach_s[st][1])
                                                             for v in (earlier._reach_s, earlier._fails_s))
         self._state, self._longest = earlier._state, earlier._longest
+        if earlier._draft_ratio is not None:
+            self._draft_ratio = earlier._draft_ratio
         if self._fit[0] > 0:
             self._round = max(self._round, 2)
         # the probe schedule goes on where the earlier generation left it
@@ -171,7 +186,7 @@ class AdaptiveK:
         self._best = None
 
     _SNAPSHOT = ("_fit", "_t0", "_t0_first", "_succ", "_fail", "_reach", "_fails", "_reach_s", "_fails_s",
-                 "_state", "_probe_every", "_longest")
+                 "_state", "_probe_every", "_longest", "_draft_ratio")
 
     def snapshot(self) -> dict:
         """The estimates, as plain numbers (what the calibration file keeps)."""
@@ -188,12 +203,37 @@ class AdaptiveK:
                     flat = [v for row in value for v in row] if like and isinstance(like[0], list) else value
                     if len(value) != len(like) or not all(isinstance(v, (int, float)) for v in flat):
                         return None
-                elif not isinstance(value, (int, float)):
+                elif not isinstance(value, (int, float)) and not (value is None and like is None):
                     return None
                 setattr(earlier, name, value)
         except (KeyError, TypeError, ValueError):
             return None
         return earlier
+
+    @property
+    def wants_step_cost(self) -> bool:
+        """Whether the loop should measure a drafter step's cost before the first round (`step_cost_ratio`):
+        only when nothing is known yet, neither from a round nor from a calibration entry."""
+        return self._draft_ratio is None and self._fit[0] == 0 and self._round == 0
+
+    def step_cost_ratio(self, ratio: float | None) -> None:
+        """What a drafter step costs over a target step, measured before any round (None: not measured)."""
+        self._draft_ratio = ratio
+        self._best = None
+
+    def can_pay(self) -> bool:
+        """Whether drafting could beat plain steps at all, by SWITCH_MARGIN, judged from the drafter's
+        measured step cost alone: a round of k drafts priced at one plain step plus k drafter steps (its
+        verification free) and every draft accepted with 1 - OPTIMISTIC_HAZARD. False only for a drafter
+        whose steps cost about as much as the target's (a 4-bit copy of a CPU target: 1.4 target steps a
+        draft, and a 6-second deferred prefill a first drafting round would pay): auto then never drafts,
+        for the price of the one measurement. True where nothing measured it."""
+        r = self._draft_ratio
+        if r is None:
+            return True
+        keep = 1.0 - OPTIMISTIC_HAZARD
+        best = max((1.0 - keep ** (k + 1)) / (1.0 - keep) / (1.0 + k * r) for k in self.ladder)
+        return best > 1.0 + SWITCH_MARGIN
 
     def finish(self) -> None:
         """The generation ended: keep its estimates in the calibration file (where the pair has an entry)."""
@@ -313,7 +353,9 @@ class AdaptiveK:
 
     def choose(self) -> int:
         self._round += 1
-        if self._round <= 2:  # two different k first, so the line has a slope
+        if not self.can_pay():  # a drafter as slow as its target: no round of it could pay
+            k = 0
+        elif self._round <= 2:  # two different k first, so the line has a slope
             k = self.k_start if self._round == 1 else max(1, self.k_start // 2)
         elif self._round == 3 and self._t0[0] + self._t0_first[0] == 0:
             k = 0  # and one plain step, timed: what every round is weighed against
@@ -356,6 +398,11 @@ class AdaptiveK:
         """The most a probe at k can cost over the plain steps it replaces: none of its drafts accepted."""
         plain, t = self.round_time(0), self.round_time(k)
         return PROBE_ROUNDS * max(0.0, t - plain) if plain is not None and t is not None else 0.0
+
+    def charge(self, seconds: float) -> None:
+        """Work a drafting round owed but does not time (a model drafter's catch-up over the tokens plain
+        steps made, its deferred prefill first): no round's cost, but the loss budget pays it."""
+        self._draft_seconds += seconds
 
     def update(self, drafted: int, accepted: int, seconds: float, traced: bool = False) -> None:
         """Feed back one round: how many drafts it had, how many were accepted, its wall time, and whether
@@ -489,6 +536,9 @@ class HeuristicK:
         if drafted == 0:  # a round without drafts (e.g. prompt lookup without a match) moves nothing
             return
         self.k = min(self.k_max, self.k + 2) if accepted == drafted else max(1, self.k - 1)
+
+    def charge(self, seconds: float) -> None:
+        pass
 
     def finish(self) -> None:
         pass

@@ -39,7 +39,7 @@ from pathlib import Path
 from .paths import cache_dir
 
 FORMAT = "mlx-specdec calibration"
-VERSION = 1
+VERSION = 2  # 2: entries keep the drafter's measured step cost (draft_ratio)
 MAX_AGE_DAYS = 30
 OFF = ("off", "0", "false", "no", "none")
 

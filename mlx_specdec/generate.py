@@ -104,6 +104,10 @@ def speculative_stream(
     plain = PlainSteps(run, sharded=ranks is not None)
 
     target_seq.prefill(prompt)
+    if drafter is not None and getattr(run.schedule, "wants_step_cost", False):
+        # k="auto" knowing nothing yet: one drafter step against one target step, before any round (after
+        # the prefill, which pays the process's first-call costs that would otherwise weigh on one side)
+        run.schedule.step_cost_ratio(drafter.step_cost_ratio(target))
     if drafter is not None:
         drafter.prefill(prompt)
     try:
@@ -130,9 +134,12 @@ def speculative_stream(
                 run.key, draft_key, verify_key = mx.random.split(run.key, 3)
             instruments.mark("host")
             if run.schedule.learns and drafter is not None:
-                # After a run of plain steps: the drafter's catch-up is their debt, not this round's cost.
+                # After a run of plain steps: the drafter's catch-up is their debt, not this round's cost
+                # (but what looking for drafting's profit costs: the schedule's loss budget pays it).
                 drafter.catch_up()
-                started, traced_before = time.perf_counter(), traces()
+                now = time.perf_counter()
+                run.schedule.charge(now - started)
+                started, traced_before = now, traces()
             if drafter is not None:
                 drafts, draft_probs = drafter.propose(k_round, policy, draft_key)
             else:  # rank 0's drafts arrive in the share below

@@ -59,6 +59,18 @@ def trunk_geometry(model) -> dict:
                 max_position_embeddings=int(first("max_position_embeddings", "max_seq_len", default=8192)))
 
 
+def layer_weights(model) -> int | None:
+    """About how many weights the decoder layers hold (what a step reads besides the embedding and head):
+    layers x (4 hidden^2 + 3 hidden x intermediate), from the model's arguments; None where they do not
+    say. Counted from the sizes, so a quantized model counts as its full-precision self."""
+    layers = _arg(model, "num_hidden_layers") or _arg(model, "n_layers")
+    hidden = _arg(model, "hidden_size") or _arg(model, "dim")
+    inner = _arg(model, "intermediate_size") or _arg(model, "hidden_dim")
+    if not all(isinstance(v, int) and v > 0 for v in (layers, hidden, inner)):
+        return None
+    return layers * (4 * hidden * hidden + 3 * hidden * inner)
+
+
 def model_vocab_size(model) -> int | None:
     size = _arg(model, "vocab_size")
     return int(size) if size is not None else None

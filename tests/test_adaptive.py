@@ -589,3 +589,74 @@ def test_crossing_between_plain_steps_and_drafting_needs_a_clear_gain():
     assert ctrl.round_time(1) == pytest.approx(10e-3) and ctrl.best() == 0
     ctrl._t0 = [1.0, plain_seconds(1 / large)]
     assert ctrl.best() == 1
+
+
+def test_a_drafter_whose_steps_cost_what_the_targets_do_never_drafts():
+    """From the drafter's measured step cost alone (before any round): at 0.9 of a target step no k could
+    pay even with nine drafts in ten accepted, so auto takes plain steps from the first round and never
+    probes; at 0.4 (the StoryLM 1M for the 5M) it opens as usual."""
+    costly = AdaptiveK(k_max=16)
+    assert costly.wants_step_cost
+    costly.step_cost_ratio(0.9)
+    assert not costly.can_pay()
+    ks = []
+    for _ in range(300):
+        ks.append(costly.choose())
+        costly.update(ks[-1], 0, 4e-3)
+    assert set(ks) == {0}
+    cheap = AdaptiveK(k_max=16)
+    cheap.step_cost_ratio(0.4)
+    assert cheap.can_pay() and cheap.choose() == cheap.k_start
+    unknown = AdaptiveK(k_max=16)
+    unknown.step_cost_ratio(None)
+    assert unknown.can_pay() and unknown.choose() == unknown.k_start
+
+
+def test_the_measured_step_cost_is_kept_with_the_estimates():
+    """The calibration file's entry holds the ratio, so a calibrated generation does not measure again."""
+    first = feed(AdaptiveK(k_max=8), 30, accept_rate=0.5, t0=4e-3, per_draft=1e-3, base=5e-3)
+    first.step_cost_ratio(0.3)
+    earlier = AdaptiveK.restore(first.snapshot())
+    assert earlier._draft_ratio == 0.3
+    second = AdaptiveK(k_max=8)
+    second.warm_start(earlier)
+    assert second._draft_ratio == 0.3 and not second.wants_step_cost
+    unmeasured = AdaptiveK(k_max=8)
+    assert AdaptiveK.restore(unmeasured.snapshot())._draft_ratio is None
+    old = first.snapshot()
+    del old["draft_ratio"]  # an entry written before the ratio was kept is not one
+    assert AdaptiveK.restore(old) is None
+
+
+def test_a_catch_up_is_charged_to_the_loss_budget():
+    ctrl = feed(AdaptiveK(k_max=8), 20, accept_rate=0.5, t0=4e-3, per_draft=1e-3, base=5e-3)
+    before = ctrl.budget_left()
+    ctrl.charge(0.25)
+    assert ctrl.budget_left() == pytest.approx(before - 0.25)
+
+
+def test_a_model_drafter_measured_as_costly_is_never_run(monkeypatch):
+    """In the loop: the measurement comes before any round, and a drafter found as costly as its target
+    never runs (no prefill, no sequence made), while the output is the target's greedy one."""
+    from mlx_specdec.drafters import ModelDrafter
+
+    asked = []
+    monkeypatch.setattr(ModelDrafter, "step_cost_ratio", lambda self, target: asked.append(target) or 1.0)
+    target, small = TableLM(8, seed=3), TableLM(8, seed=4)
+    drafter = ModelDrafter(small, "cache")
+    out, stats = speculative_generate(target, drafter, [1, 2, 5], 40, k="auto", strategy="cache")
+    assert out == greedy_generate(TableLM(8, seed=3), [1, 2, 5], 40)
+    assert asked == [target] and stats.drafted == 0 and small.calls == 0 and drafter._seq is None
+    out, stats = speculative_generate(target, ModelDrafter(small, "cache"), [1, 2, 5], 40, k=3, strategy="cache")
+    assert len(asked) == 1 and stats.drafted > 0  # a fixed k measures nothing
+
+
+def test_a_model_drafters_step_cost_is_measured_only_where_it_could_match_the_targets():
+    from mlx_specdec.drafters import ModelDrafter
+    from mlx_specdec.loading import load
+
+    five, one = load("storylm-5m")[0], load("storylm-1m")[0]
+    assert ModelDrafter(one).step_cost_ratio(five) is None  # a sixth of the 5M's weights
+    assert ModelDrafter(TableLM(8, seed=4)).step_cost_ratio(five) is None  # sizes unknown
+    ratio = ModelDrafter(load("storylm-5m")[0]).step_cost_ratio(five)  # the same model, loaded twice
+    assert isinstance(ratio, float) and 0.2 < ratio < 5

@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
+import time
+
 import mlx.core as mx
 
 from ..models.mtp_head import as_ids
+from ..model_info import layer_weights
 from ..state import make_sequence, model_vocab_size
 from .protocol import EMPTY, DeclaredDrafter, Drafter, is_drafter
+
+
+MEASURE_ABOVE = 0.5  # a drafter this share of its target's size or more has its step cost measured
 
 
 class ModelDrafter(Drafter):
@@ -21,10 +27,19 @@ class ModelDrafter(Drafter):
     def __init__(self, model, strategy="cache"):
         self.model = model
         self.vocab_size = model_vocab_size(model)
-        self.seq = make_sequence(model, strategy)
+        self._strategy, self._seq = strategy, None
         self._drafts = EMPTY
         self._n_pending = 0
         self._unfed: list[int] | None = None  # the prompt and the plain steps' tokens, before any draft
+
+    @property
+    def seq(self):
+        """The drafter's committed sequence, made when first needed: choosing a strategy can cost a probe
+        of the compiled step (0.6 s for a 4-bit SmolLM2 on a CPU), which a generation that never drafts
+        (k="auto" finding plain steps faster) should not pay."""
+        if self._seq is None:
+            self._seq = make_sequence(self.model, self._strategy)
+        return self._seq
 
     def prefill(self, prompt_ids) -> None:
         # Deferred to the first round that drafts: a generation whose rounds never draft (k='auto'
@@ -46,13 +61,27 @@ class ModelDrafter(Drafter):
         mx.eval(self.seq.extend(EMPTY)[-1:])
         self.seq.commit(pending.shape[0] - 1, pending[-1:])
 
+    def step_cost_ratio(self, target) -> float | None:
+        """One step of the drafter's model over one of the target's: each model's forward on one token,
+        timed once, in the same conditions (mlx-lm's caches, not the compiled step, each cache its own and
+        dropped after). Costs about one target step and one drafter step, where the deferred prefill
+        a first drafting round would pay can cost seconds (a 4-bit drafter on a CPU). Not measured (None)
+        for a drafter whose layers hold under MEASURE_ABOVE of the target's weights: its steps cannot
+        cost as much as the target's, and on a tiny pair the measurement is a few percent of a generation;
+        nor where either model does not say its sizes."""
+        mine, theirs = layer_weights(self.model), layer_weights(target)
+        if mine is None or theirs is None or mine < MEASURE_ABOVE * theirs:
+            return None
+        target_s = one_token_seconds(target)
+        return one_token_seconds(self.model) / target_s if target_s > 0 else None
+
     def _feed_unfed(self) -> None:
         ids, self._unfed = self._unfed, None
         self.seq.prefill(ids)
 
     def propose(self, k, policy, key):
         if k == 0:
-            self._n_pending = self.seq.pending.shape[0]
+            self._n_pending = 0 if self._unfed is not None else self.seq.pending.shape[0]
             self._drafts = EMPTY
             return EMPTY, None
         if self._unfed is not None:
@@ -89,6 +118,15 @@ class ModelDrafter(Drafter):
             # Full acceptance: the drafter never fed its own last draft, so d_k and the
             # bonus are both pending; the next proposal feeds them as one block.
             self.seq.commit(self._n_pending + k - 1, mx.concatenate([self._drafts[-1:], tok]))
+
+
+def one_token_seconds(model) -> float:
+    """Seconds one forward of `model` on one token takes, with a cache of its own (then dropped)."""
+    seq = make_sequence(model, "cache")
+    seq.prefill(mx.array([0], dtype=mx.int32))  # nothing cached: the one token stays pending
+    started = time.perf_counter()
+    mx.eval(seq.extend(EMPTY)[-1:])
+    return time.perf_counter() - started
 
 
 def as_drafter(drafter, strategy="cache") -> Drafter:

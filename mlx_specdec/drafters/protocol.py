@@ -118,6 +118,11 @@ class Drafter:
         """Whether a proposal now would hold a draft; read only where `knows_when_idle` is declared."""
         return True
 
+    def step_cost_ratio(self, target) -> float | None:
+        """What one drafting step costs over one step of `target`, measured now, before any round (k="auto"
+        asks once, knowing nothing yet: `AdaptiveK.can_pay`); None where a drafter does not measure it."""
+        return None
+
 
 class DeclaredDrafter(Drafter):
     """A duck-typed drafter (prefill/propose/commit, not a Drafter subclass) behind the protocol: its
@@ -132,6 +137,7 @@ class DeclaredDrafter(Drafter):
         self.vocab_size = getattr(inner, "vocab_size", None)
         self._bind = getattr(inner, "bind", None)
         self._catch_up = getattr(inner, "catch_up", None)
+        self._step_cost_ratio = getattr(inner, "step_cost_ratio", None)
 
     def bind(self, target, target_seq) -> None:
         if self._bind is not None:
@@ -156,6 +162,9 @@ class DeclaredDrafter(Drafter):
 
     def would_propose(self) -> bool:
         return self.inner.would_propose()
+
+    def step_cost_ratio(self, target) -> float | None:
+        return None if self._step_cost_ratio is None else self._step_cost_ratio(target)
 
 
 def is_drafter(obj) -> bool:
