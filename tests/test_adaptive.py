@@ -78,7 +78,15 @@ def test_a_warm_start_keeps_the_probe_schedule():
 def test_the_choice_maximises_expected_tokens_per_second_on_the_fitted_costs():
     ctrl = feed(AdaptiveK(k_max=8), 60, accept_rate=0.7, t0=5e-3, per_draft=1.5e-3, base=5e-3)
     scores = {k: ctrl.expected_tokens(k) / ctrl.round_time(k) for k in range(9)}
-    assert ctrl.best() == max(scores, key=scores.get)
+    drafting = max(ctrl.ladder, key=scores.get)  # (the lengths auto chooses among)
+    assert ctrl.best(least=1) == drafting
+    # from plain steps, drafting is taken only for SWITCH_MARGIN more tokens per second
+    from mlx_specdec.adaptive import SWITCH_MARGIN
+
+    if ctrl._plain_run:
+        assert ctrl.best() == (drafting if scores[drafting] > (1 + SWITCH_MARGIN) * scores[0] else 0)
+    else:
+        assert ctrl.best() == (0 if scores[0] > (1 + SWITCH_MARGIN) * scores[drafting] else drafting)
     # The line fitted to the observed rounds (and anchored at the plain step, here what a round of no
     # drafts costs) recovers the simulated costs.
     assert ctrl.round_time(4) == pytest.approx(5e-3 + 4 * 1.5e-3, rel=1e-6)
@@ -443,15 +451,17 @@ def test_acceptance_is_estimated_per_draft_position():
         ctrl.update(8, 8 if i % 2 else 0, 1e-2)
         ctrl._state = 0  # one state only: this test is about positions
     h = ctrl.hazards()
-    assert h[1] == pytest.approx(0.5, abs=0.05) and max(h[2:]) < 0.05
-    assert ctrl.expected_tokens(8) == pytest.approx(1 + 8 * (1 - h[1]), abs=0.3)
+    # (a memory of about ten rounds, five of them past the first draft: the prior still weighs a little)
+    assert h[1] == pytest.approx(0.5, abs=0.05) and max(h[2:]) < 0.15
+    assert ctrl.expected_tokens(8) == pytest.approx(1 + 8 * (1 - h[1]), abs=0.8)
     assert ctrl.expected_tokens(1) == pytest.approx(2 - h[1])
     # A position never drafted inherits the hazard of the last one seen.
     short = AdaptiveK(k_max=8)
     for _ in range(200):
         short.update(2, 1, 1e-2)  # the second draft always fails
     h = short.hazards()
-    assert h[2] > 0.9 and h[3] > 0.8 and h[4:] == [pytest.approx(h[3])] * 5  # not back to the prior's 0.4
+    # (ten rounds of memory against a prior of two: 10 / 12 at most)
+    assert h[2] > 0.8 and h[3] > 0.8 and h[4:] == [pytest.approx(h[3])] * 5  # not back to the prior's 0.4
 
 
 def test_a_model_drafter_catches_up_outside_the_round_it_times(monkeypatch):
@@ -563,7 +573,7 @@ def test_acceptance_is_read_from_the_state_the_last_round_left():
         ctrl.update(4, 4, 1e-2)  # full: the next round starts in state 1
         ctrl.update(4, 0, 1e-2)  # rejected at the first draft: back to state 0
     assert 0.7 < ctrl.pooled_alpha < 0.85  # 4 successes and 1 failure every two rounds
-    assert ctrl._state == 0 and ctrl.alpha > 0.85  # after a rejection, the full round follows
+    assert ctrl._state == 0 and ctrl.alpha > 0.8  # after a rejection, the full round follows
     ctrl.update(4, 4, 1e-2)
     assert ctrl._state == 1 and ctrl.alpha < 0.2  # after a full round, the rejection follows
 
