@@ -67,7 +67,8 @@ of a first call never stands for what its kind costs; after the opening rounds
 one plain step is timed; a loss budget (budget_left: LOSS_BUDGET of plain
 decoding's time so far plus LOSS_ALLOWANCE steps) pays for probes and stops
 drafting that loses more than it (a model drafter's catch-up over plain steps'
-tokens, its deferred prefill first, is charged to it: `charge`); and
+tokens is charged to it, `charge`; its deferred prefill, the price of trying it
+at all, is not); and
 `for_pair` starts from the calibration file's entry for the pair
 (mlx_specdec.calibration), which `finish()` writes. Knowing nothing yet, the
 loop first measures what one step of a model drafter at least half its target's
@@ -420,7 +421,7 @@ class AdaptiveK:
 
     def charge(self, seconds: float) -> None:
         """Work a drafting round owed but does not time (a model drafter's catch-up over the tokens plain
-        steps made, its deferred prefill first): no round's cost, but the loss budget pays it."""
+        steps made): no round's cost, but the loss budget pays it."""
         self._draft_seconds += seconds
 
     def update(self, drafted: int, accepted: int, seconds: float, traced: bool = False) -> None:
@@ -586,7 +587,7 @@ HeuristicK.learns = True
 
 def schedule_for(k, target, drafter, *, sampled: bool, quiet: bool):
     """The choice of k behind one interface (`choose()`, `update(drafted, accepted, seconds, traced)`,
-    `finish()` when the generation ends, `learns`):
+    `finish()` when the generation ends, `learns`, and for a schedule that learns `charge(seconds)`):
     FixedK for an integer, AdaptiveK for "auto" (warm-started per pair, except in an instrumented run,
     whose rounds are slower: it neither learns from nor teaches the next one), HeuristicK for "heuristic"."""
     if k == "auto":

@@ -134,11 +134,15 @@ def speculative_stream(
                 run.key, draft_key, verify_key = mx.random.split(run.key, 3)
             instruments.mark("host")
             if run.schedule.learns and drafter is not None:
-                # After a run of plain steps: the drafter's catch-up is their debt, not this round's cost
-                # (but what looking for drafting's profit costs: the schedule's loss budget pays it).
+                # After a run of plain steps: the drafter's catch-up is their debt, not this round's cost,
+                # but what looking for drafting's profit costs: the schedule's loss budget pays it. (Not the
+                # first: a model drafter's deferred prefill and set-up, the price of trying it at all, which
+                # on a tiny pair is several plain steps and would leave no budget to find its profit.)
                 drafter.catch_up()
                 now = time.perf_counter()
-                run.schedule.charge(now - started)
+                if run.entered:
+                    run.schedule.charge(now - started)
+                run.entered = True
                 started, traced_before = now, traces()
             if drafter is not None:
                 drafts, draft_probs = drafter.propose(k_round, policy, draft_key)

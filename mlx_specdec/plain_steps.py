@@ -38,6 +38,7 @@ class Run:
     key: mx.array | None
     produced: int = 0
     carried: int | None = None  # a k already chosen for the next round (by a run of plain steps that ended)
+    entered: bool = False  # a drafting round has run (the drafter's deferred prefill is behind it)
 
     def capped(self, k: int, left: int) -> int:
         """A round's k within the tokens left (a round emits at most k + 1) and the sequence's block limit."""

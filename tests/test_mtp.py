@@ -303,6 +303,9 @@ def test_pipelined_plain_steps_leave_the_head_on_the_row_of_the_step_that_made_e
         def update(self, drafted, accepted, seconds, traced=False):
             pass
 
+        def charge(self, seconds):
+            pass
+
         def finish(self):
             pass
 
