@@ -2,6 +2,7 @@
 
     python -m bench.fresh --out bench/results                        # every shipped and real-target pair
     python -m bench.fresh --pairs storylm-30m:storylm-1m --prompts 1 --out /tmp/f   # one pair, a smoke
+    python -m bench.fresh --repeats 3 --out bench/results            # each figure the median of 3 processes
 
 `mlx-specdec generate` runs one generation per process, so k="auto" starts
 from what the calibration file holds (mlx_specdec.calibration), or from
@@ -85,7 +86,8 @@ def run_cli(target: str, drafter: str | None, text: str, flags: list[str], max_t
     return {"tokens_per_s": r["tokens_per_s"], "ids": r["ids"], "tokens_per_pass": r["stats"]["tokens_per_pass"]}
 
 
-def measure_pair(target: str, drafter: str, sets, n: int, max_tokens: int, ks: list[int], work: Path, say) -> list:
+def measure_pair(target: str, drafter: str, sets, n: int, max_tokens: int, ks: list[int], work: Path, say,
+                 repeats: int = 1) -> list:
     out = []
     for set_name in sets:
         prompts = prompts_for(target, set_name, n)
@@ -97,11 +99,17 @@ def measure_pair(target: str, drafter: str, sets, n: int, max_tokens: int, ks: l
             cold = str(work / f"cold-{target}-{drafter}-{set_name}-{i}.json")  # never written before this run
             runs = [("plain", None, None, "off"), ("auto cold", drafter, "auto", cold),
                     ("auto calibrated", drafter, "auto", calibrated)] + [(f"k={k}", drafter, k, "off") for k in ks]
-            shift = i % len(runs)
-            got = {}
-            for name, d, k, cal in runs[shift:] + runs[:shift]:
-                say(f"{target} / {drafter} / {set_name} / {pid}: {name}")
-                got[name] = run_cli(target, d, text, flags, max_tokens, k, cal)
+            tries = {name: [] for name, *_ in runs}
+            for r in range(repeats):  # in an order that rotates from prompt to prompt and repeat to repeat
+                shift = (i + r) % len(runs)
+                for name, d, k, cal in runs[shift:] + runs[:shift]:
+                    say(f"{target} / {drafter} / {set_name} / {pid}: {name}" + (f" ({r + 1}/{repeats})" if repeats > 1 else ""))
+                    if name == "auto cold" and r:
+                        Path(cold).unlink(missing_ok=True)  # each cold run starts with no file (this run wrote it)
+                    tries[name].append(run_cli(target, d, text, flags, max_tokens, k, cal))
+            # each run's median process by tokens/s (outputs are checked on every process)
+            got = {name: {**sorted(t, key=lambda x: x["tokens_per_s"])[len(t) // 2],
+                          "ids_all": [x["ids"] for x in t]} for name, t in tries.items()}
             plain = got["plain"]
             best = max((f"k={k}" for k in ks), key=lambda name: got[name]["tokens_per_s"])
             rows.append({
@@ -110,7 +118,8 @@ def measure_pair(target: str, drafter: str, sets, n: int, max_tokens: int, ks: l
                 "best_fixed": best,
                 "runs": {name: {"tokens_per_s": r["tokens_per_s"], "tokens_per_pass": r["tokens_per_pass"],
                                 "speedup": r["tokens_per_s"] / plain["tokens_per_s"],
-                                "identical": r["ids"] == plain["ids"]} for name, r in got.items() if name != "plain"},
+                                "identical": all(ids == plain["ids"] for ids in r["ids_all"] + plain["ids_all"])}
+                         for name, r in got.items() if name != "plain"},
             })
         out.append({"target": target, "drafter": drafter, "set": set_name, "prompts": rows,
                     "summary": summarise(rows, ks)})
@@ -134,6 +143,11 @@ def summarise(rows: list[dict], ks: list[int]) -> dict:
     }
 
 
+def _repeats(header: dict) -> str:
+    r = header.get("repeats", 1)
+    return f", each figure the median of {r} processes" if r > 1 else ""
+
+
 def render(result: dict) -> str:
     h = result["header"]
     ks = h["ks"]
@@ -149,7 +163,7 @@ def render(result: dict) -> str:
         f"# The CLI's defaults in fresh processes ({h['date']}, {where(h)}, git {h['commit']})", "",
         f"Every figure is one `python -m mlx_specdec.generate --json` process's tokens/s over the plain process of "
         f"the same prompt (`--no-draft`), median over {h['prompts']} prompts a set, {h['max_tokens']} new tokens at "
-        "most, greedy. auto, cold: no calibration file (the first generation on a fresh machine); auto, "
+        f"most, greedy{_repeats(h)}. auto, cold: no calibration file (the first generation on a fresh machine); auto, "
         "calibrated: the file the pair's earlier runs left. Command: `" + h["command"] + "`.", "",
         *markdown_table(head, body), ""])
 
@@ -168,7 +182,7 @@ def readme_block(result: dict, rel: str) -> str:
                      f"{s['auto_calibrated_of_best']:.2f}"])
     identical = all(e["summary"]["identical"] for e in result["pairs"])
     return "\n".join([
-        f"Fresh processes, {h['date']}, {where(h)}, greedy, {h['max_tokens']} new tokens at most, median over "
+        f"Fresh processes, {h['date']}, {where(h)}, greedy{_repeats(h)}, {h['max_tokens']} new tokens at most, median over "
         f"{h['prompts']} prompts a set of each process's tokens/s over a `--no-draft` process on the same prompt "
         f"(best fixed k: of {', '.join(f'k={k}' for k in h['ks'])}, per prompt; its column names the best median)"
         f"{'; every output identical to plain greedy' if identical else '; SOME OUTPUTS DIFFER FROM PLAIN GREEDY'}. "
@@ -182,6 +196,8 @@ def main(argv=None) -> int:
     p.add_argument("--prompts", type=int, default=3, help="prompts a set (default 3)")
     p.add_argument("--max-tokens", type=int, default=96)
     p.add_argument("--ks", default="2,4,8", help="the fixed k to run beside auto (default 2,4,8)")
+    p.add_argument("--repeats", type=int, default=1,
+                   help="processes per run and prompt; each figure is the median one (default 1)")
     p.add_argument("--out", default="bench/results")
     args = p.parse_args(argv)
     ks = [int(k) for k in args.ks.split(",")]
@@ -202,8 +218,9 @@ def main(argv=None) -> int:
     results = []
     with tempfile.TemporaryDirectory(prefix="bench-fresh-") as work:
         for target, drafter, sets in pairs:
-            results += measure_pair(target, drafter, sets, args.prompts, args.max_tokens, ks, Path(work), say)
-    header = {"prompts": args.prompts, "max_tokens": args.max_tokens, "ks": ks}
+            results += measure_pair(target, drafter, sets, args.prompts, args.max_tokens, ks, Path(work), say,
+                                    repeats=args.repeats)
+    header = {"prompts": args.prompts, "max_tokens": args.max_tokens, "ks": ks, "repeats": args.repeats}
     text = save_results(args.out, "fresh", header, {"pairs": results}, "bench.fresh", argv, render)
     print(text)
     return 0

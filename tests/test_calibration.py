@@ -306,3 +306,39 @@ def test_the_fresh_process_bench_summarises_each_set_against_plain_and_the_best_
               "max_tokens": 8, "ks": [2, 4]}
     text = render({"header": header, "pairs": [{"target": "t", "drafter": "d", "set": "copy", "summary": s}]})
     assert "| t | d | copy | 1.00x | 1.00x | 1.20x | 0.79 |" in text
+
+
+def test_the_fresh_process_bench_takes_the_median_process_of_each_run(tmp_path, monkeypatch):
+    """--repeats: every run of every prompt is R processes; its figure is the median one by tokens/s, each
+    cold run starts with no calibration file, and 'identical' holds only if every process matched plain."""
+    from bench import fresh
+
+    speeds = {"plain": [10.0, 12.0, 11.0], "auto cold": [9.0, 30.0, 12.0], "auto calibrated": [13.0, 13.0, 13.0],
+              "k=2": [20.0, 5.0, 6.0]}
+    seen = {name: 0 for name in speeds}
+    cold_files = []
+
+    def run_cli(target, drafter, text, flags, max_tokens, k, calibration_file):
+        if drafter is not None and k == "auto" and "cold-" in calibration_file:
+            name = "auto cold"
+            assert not os.path.exists(calibration_file)  # every cold process starts with no file
+            cold_files.append(calibration_file)
+            open(calibration_file, "w").write("{}")  # as a real process would leave it
+        else:
+            name = "plain" if drafter is None else "auto calibrated" if k == "auto" else f"k={k}"
+        if text == "first":  # the untimed run that writes the pair's calibration file
+            return {"tokens_per_s": 1.0, "ids": [1, 2], "tokens_per_pass": 1.0}
+        speed = speeds[name][seen[name]]
+        seen[name] += 1
+        ids = [1, 2] if not (name == "k=2" and seen[name] == 3) else [1, 3]  # one k=2 process differs
+        return {"tokens_per_s": speed, "ids": ids, "tokens_per_pass": 1.0}
+
+    monkeypatch.setattr(fresh, "run_cli", run_cli)
+    monkeypatch.setattr(fresh, "prompts_for", lambda target, set_name, n: [("p", "text", []), ("q", "first", [])])
+    (entry,) = fresh.measure_pair("t", "d", ("copy",), 1, 8, [2], tmp_path, lambda text: None, repeats=3)
+    row = entry["prompts"][0]
+    assert row["plain_tokens_per_s"] == 11.0
+    assert {name: r["tokens_per_s"] for name, r in row["runs"].items()} == {
+        "auto cold": 12.0, "auto calibrated": 13.0, "k=2": 6.0}
+    assert row["runs"]["auto cold"]["speedup"] == pytest.approx(12.0 / 11.0)
+    assert len(cold_files) == 3 and row["runs"]["auto cold"]["identical"] and not row["runs"]["k=2"]["identical"]
