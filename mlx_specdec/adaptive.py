@@ -18,17 +18,19 @@ then a mean that depends on which positions were drafted: learned from short
 blocks it prices long ones too low, learned from long ones it prices short
 ones too high. Acceptance also comes in runs from round to round, so the counts are
 kept apart for the two states the last drafting round can leave (fully accepted
-or not). Thin evidence borrows from thicker: a state's hazard is shrunk toward
-the pooled one, and the pooled one toward the position before it, so a position
-never drafted yet inherits the hazard of the last one seen.
+or not). Thin evidence borrows from thicker, each round counted once: a state's
+evidence at a position is shrunk toward the other state's, and that toward the
+position before it pooled over both states, so a position never drafted yet
+inherits the hazard of the last one seen.
 
 What a round costs. The loop times every round itself around its one sync
 point, so the time holds every cost (drafter steps, the verification pass, the
 verdict, the commit, host Python). Plain steps are timed over their whole cycle,
 from the end of the step before (the next step computes while the host reads
-this one), in two kinds: the steps inside a run of them, pipelined, whose
-decayed mean is T(0); and the first step of each run, which nothing overlaps
-(7-9 ms against about 5 for the 5M on an Intel 2-core). The first is an
+this one, with the building of the next step moved to the next step's time),
+in two kinds: the steps inside a run of them, pipelined, whose decayed mean is
+T(0); and the first step of each run, which nothing overlaps (on this CPU
+about what the others cost: building a step waits for the one before). The first is an
 unpipelined step, as every drafting round is: it is the point at k = 0, worth
 ANCHOR_WEIGHT rounds, of T(k), a least-squares line a + b k through the drafting
 rounds. Without that anchor a line fitted to rounds at k = 15 and 16, where a
