@@ -164,12 +164,12 @@ def shipped_drafter(smollm2):
 @pytest.mark.parametrize("k", [4, "auto"])
 def test_the_shipped_drafter_on_smollm2_is_plain_greedy_and_accepted(smollm2, shipped_drafter, k):
     target, tok = smollm2
-    for text in (TEXT, "Explain in two sentences why bread rises."):
-        ids = list(tok.apply_chat_template([{"role": "user", "content": text}], add_generation_prompt=True))
-        out, stats = speculative_generate(target, Eagle3Drafter(shipped_drafter), ids, 48, k=k)
-        assert out == greedy_generate(target, ids, 48)
-        if k != "auto":  # auto may rightly turn to plain steps where drafting does not pay on this machine
-            assert stats.accepted > 0
+    text = TEXT if k == "auto" else "Explain in two sentences why bread rises."  # a request of each kind
+    ids = list(tok.apply_chat_template([{"role": "user", "content": text}], add_generation_prompt=True))
+    out, stats = speculative_generate(target, Eagle3Drafter(shipped_drafter), ids, 32, k=k)
+    assert out == greedy_generate(target, ids, 32)
+    if k != "auto":  # auto may rightly turn to plain steps where drafting does not pay on this machine
+        assert stats.accepted > 0
 
 
 def test_sampling_with_the_shipped_drafter_keeps_smollm2s_distribution(smollm2, shipped_drafter):
@@ -181,7 +181,7 @@ def test_sampling_with_the_shipped_drafter_keeps_smollm2s_distribution(smollm2, 
 
     target, tok = smollm2
     ids = list(tok.apply_chat_template([{"role": "user", "content": TEXT}], add_generation_prompt=True))
-    n = 150
+    n = 100
     out, stats = speculative_generate(target, Eagle3Drafter(shipped_drafter), ids, n, k=4, temperature=1.0, top_k=8,
                                       seed=0)
     assert len(out) == n and 0 < stats.accepted < stats.drafted
