@@ -559,6 +559,8 @@ class HeuristicK:
             return
         self.k = min(self.k_max, self.k + 2) if accepted == drafted else max(1, self.k - 1)
 
+    wants_step_cost = False  # it never reads a clock
+
     def charge(self, seconds: float) -> None:
         pass
 
@@ -589,7 +591,8 @@ HeuristicK.learns = True
 
 def schedule_for(k, target, drafter, *, sampled: bool, quiet: bool):
     """The choice of k behind one interface (`choose()`, `update(drafted, accepted, seconds, traced)`,
-    `finish()` when the generation ends, `learns`, and for a schedule that learns `charge(seconds)`):
+    `finish()` when the generation ends, `learns`, and for a schedule that learns `charge(seconds)`,
+    `wants_step_cost` and `step_cost_ratio(ratio)`):
     FixedK for an integer, AdaptiveK for "auto" (warm-started per pair, except in an instrumented run,
     whose rounds are slower: it neither learns from nor teaches the next one), HeuristicK for "heuristic"."""
     if k == "auto":

@@ -104,7 +104,7 @@ def speculative_stream(
     plain = PlainSteps(run, sharded=ranks is not None)
 
     target_seq.prefill(prompt)
-    if drafter is not None and getattr(run.schedule, "wants_step_cost", False):
+    if drafter is not None and run.schedule.learns and run.schedule.wants_step_cost:
         # k="auto" knowing nothing yet: one drafter step against one target step, before any round (after
         # the prefill, which pays the process's first-call costs that would otherwise weigh on one side)
         run.schedule.step_cost_ratio(drafter.step_cost_ratio(target))

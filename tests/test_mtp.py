@@ -292,6 +292,7 @@ def test_pipelined_plain_steps_leave_the_head_on_the_row_of_the_step_that_made_e
     class Scripted:  # a k schedule with runs of plain steps between drafting rounds
         pattern = [0, 0, 0, 3, 0, 2, 0, 0, 0, 0, 3, 1]
         learns = True  # the loop then pays a drafter's catch-up before a round, as for auto
+        wants_step_cost = False
 
         def __init__(self):
             self.i = -1
