@@ -91,10 +91,8 @@ SCHEDULES = ("auto", "heuristic")  # the names k may take besides a fixed intege
 # The draft lengths auto chooses among (up to k_max, which is always one). Every block length a process has not
 # run yet costs a trace of the compiled step (and again each time its buffers grow), about one plain step on
 # the CPU (5M: 5-7 ms against 4.4; SmolLM2: 40-55 ms against 61): a choice among every length up to 16 drifted
-# over four or five of them. E(k) / T(k) is flat near its best, so the rungs cost little; doublings (the
-# rungs 3, 6 and 12 dropped) cost fewer traces while a fresh process looks for the best: over 18 simulated
-# pairs (tests/test_calibration's regimes, acceptance 0.4-0.85, 6 seeds) the same mean share of the best
-# fixed k (0.93), and 0.82 for the dispatch costs at 0.85 against 0.76 with the six rungs.
+# over four or five of them. E(k) / T(k) is flat near its best, so the rungs cost little; doublings cost fewer
+# traces (simulated, docs/DESIGN.md: the same mean share of the best k as with 3, 6 and 12, more on dispatch).
 LADDER = (1, 2, 4, 8, 16)
 PROBE_BACKOFF_MAX = 8  # while plain steps stay best, probes back off to one in 8x the first interval
 PROBE_ROUNDS = 3  # drafting rounds a probe out of plain steps runs
