@@ -33,10 +33,16 @@ def is_head_folder(path) -> bool:
     return (Path(path) / HEAD_WEIGHTS).is_file()
 
 
-def _fingerprint_of(tokenizer_or_fingerprint) -> str:
+def tokenizer_fingerprint(tokenizer_or_fingerprint) -> str:
+    """A base's tokenizer as a head folder records it: a StoryLM tokenizer's own fingerprint, else the hash of a
+    Hugging Face tokenizer's token -> id table (an mlx-lm model's)."""
+    from .native_mtp import vocab_fingerprint
+
     if isinstance(tokenizer_or_fingerprint, str):
         return tokenizer_or_fingerprint
     fp = getattr(tokenizer_or_fingerprint, "fingerprint", None)
+    if fp is None:
+        fp = vocab_fingerprint(tokenizer_or_fingerprint)
     if not isinstance(fp, str):
         raise SpecDecError(
             f"expected a tokenizer with a .fingerprint or a fingerprint string, got {type(tokenizer_or_fingerprint).__name__}"
@@ -94,7 +100,7 @@ def load_head(path, base_model, base_tokenizer_or_fingerprint) -> MTPHead:
         if not (path / name).is_file():
             raise ModelLoadError(f"MTP head folder {str(path)!r} is missing {name}")
     config = _read_head_config(path)
-    want_tok, have_tok = config.get("base_tokenizer_fingerprint"), _fingerprint_of(base_tokenizer_or_fingerprint)
+    want_tok, have_tok = config.get("base_tokenizer_fingerprint"), tokenizer_fingerprint(base_tokenizer_or_fingerprint)
     if want_tok != have_tok:
         raise IncompatibleModelsError(
             f"MTP head {str(path)!r} was trained with tokenizer {want_tok!r}; the base's tokenizer is {have_tok!r}"

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import csv
 import os
+import time
 from dataclasses import asdict, dataclass
 from functools import partial
 from pathlib import Path
@@ -35,7 +36,7 @@ import numpy as np
 
 from ..errors import IncompatibleModelsError, SpecDecError
 from ..models.folders import file_sha256
-from ..models.head_store import CURVES, PLOT, save_head
+from ..models.head_store import CURVES, PLOT, save_head, tokenizer_fingerprint
 from ..models.mtp_head import MTPConfig, MTPHead, mtp_loss, mtp_rollout, weights_fingerprint
 from ..state import output_projection
 from . import loop
@@ -216,28 +217,153 @@ class HeadTask(loop.Task):
         return dict(architecture=asdict(self.head_config))
 
 
+class ChatHeadTask(HeadTask):
+    """The head on a chat corpus of the target's own answers (`mlx-specdec eagle corpus`, the corpus the EAGLE-3
+    and block-drafter trainers read), as those trainers see it: scored only where a drafter drafts (the answer's
+    positions, training.eagle3.conversation_rows' mask), and the frozen trunk's pass over a row kept after its
+    first (float16), so later epochs cost the head's own work only. Rows are (R, 2, T): ids and the mask."""
+
+    def __init__(self, cfg: MTPTrainConfig, base, valid_rows: np.ndarray):
+        super().__init__(cfg, base, valid_rows)
+        self.trunk: dict[bytes, mx.array] = {}
+        self.trunk_s = 0.0
+
+    def hidden(self, rows: np.ndarray) -> mx.array:
+        keys = [r.tobytes() for r in rows]
+        missing = list({k: i for i, k in reversed(list(enumerate(keys))) if k not in self.trunk}.values())
+        if missing:
+            t0 = time.perf_counter()
+            hidden = self.base.model(mx.array(rows[missing, 0])).astype(mx.float16)
+            mx.eval(hidden)
+            self.trunk_s += time.perf_counter() - t0
+            self.trunk.update({keys[i]: hidden[j] for j, i in enumerate(missing)})
+        return mx.stack([self.trunk[k] for k in keys]).astype(mx.float32)
+
+    def batch(self, rows: np.ndarray):
+        return mx.array(rows[:, 0]), mx.array(rows[:, 1]), self.hidden(rows)
+
+    def loss(self, head, x):
+        ids, mask, hidden = x
+        return masked_rollout_loss(head, hidden, ids, mask, self.weights, self.cfg.rollout_stride)
+
+    def one_time_s(self, rows: np.ndarray) -> float:
+        left = len({r.tobytes() for r in rows} | {r.tobytes() for r in self.valid_rows}) - len(self.trunk)
+        return max(left, 0) * self.trunk_s / max(len(self.trunk), 1)
+
+    def evaluate(self, final: bool = False) -> dict:
+        return evaluate_masked(self.module, self.valid_rows, self.cfg.batch_size, self.hidden)
+
+
+def _masked_ce(logits: mx.array, target: mx.array, mask: mx.array) -> mx.array:
+    ce = nn.losses.cross_entropy(logits.astype(mx.float32), target, reduction="none")
+    return (ce * mask).sum() / mx.maximum(mask.sum(), 1)
+
+
+def masked_rollout_loss(head: MTPHead, hidden, token_ids, mask, weights: list[float], stride: int = 1):
+    """rollout_loss scored where the drafter drafts: a depth-d prediction of x_{t+d+1} from x_{t+d} counts when
+    the mask marks both positions t+d and t+d+1 (the answer's, the label inside the row)."""
+    T, depth = token_ids.shape[-1], len(weights)
+    m = mask.astype(mx.float32)
+    logits, state = head(hidden[..., : T - 2, :], token_ids[..., 1 : T - 1])
+    losses = [_masked_ce(logits, token_ids[..., 2:], m[..., 1 : T - 1] * m[..., 2:])]
+    if depth > 1:
+        pos = mx.arange(0, T - depth - 1, stride)
+        state = state[..., pos, :]
+        for d in range(2, depth + 1):
+            logits, state = head(state, token_ids[..., pos + d], depth=d)
+            losses.append(_masked_ce(logits, token_ids[..., pos + d + 1], m[..., pos + d] * m[..., pos + d + 1]))
+    total = sum(w * l for w, l in zip(weights, losses)) / sum(weights)
+    return total, mx.stack(losses)
+
+
+def evaluate_masked(head: MTPHead, rows: np.ndarray, batch_size: int, hidden_of) -> dict:
+    """evaluate() on a chat corpus's rows, over the answer's positions only: the head's loss and top-1 accuracy
+    per depth (teacher-forced: the drafts before it right), the trunk's own next-token accuracy at the same
+    positions (the corpus is its greedy output, so about 1) and how often the head's top-1 is the trunk's."""
+    depth = head.config.depth
+    sums = {"valid_loss_d1": 0.0, "base_acc": 0.0, "base_loss": 0.0, "agree_d1": 0.0}
+    sums.update({f"acc_d{d}": 0.0 for d in range(1, depth + 1)})
+    counts = {d: 0.0 for d in range(1, depth + 1)}
+    for i in range(0, len(rows), batch_size):
+        chunk = rows[i : i + batch_size]
+        x, m, hidden = mx.array(chunk[:, 0]), mx.array(chunk[:, 1]).astype(mx.float32), hidden_of(chunk)
+        T = x.shape[1]
+        logits = mtp_rollout(head, hidden, x, depth)
+        base_logits = output_projection(head.base)(hidden[:, 1 : T - 1])
+        base_top = mx.argmax(base_logits, axis=-1)
+        m1 = m[:, 1 : T - 1] * m[:, 2:]
+        n1 = m1.sum().item()
+        target = x[:, 2:]
+        sums["valid_loss_d1"] += _masked_ce(logits[0][:, : T - 2], target, m1).item() * n1
+        sums["base_loss"] += _masked_ce(base_logits, target, m1).item() * n1
+        sums["base_acc"] += ((base_top == target) * m1).sum().item()
+        sums["agree_d1"] += ((mx.argmax(logits[0][:, : T - 2], axis=-1) == base_top) * m1).sum().item()
+        for d, lg in enumerate(logits, start=1):
+            md = m[:, d : T - 1] * m[:, d + 1 :]
+            sums[f"acc_d{d}"] += ((mx.argmax(lg[:, : T - d - 1], axis=-1) == x[:, d + 1 :]) * md).sum().item()
+            counts[d] += md.sum().item()
+    n1 = max(counts[1], 1)
+    out = {k: v / n1 for k, v in sums.items() if not k.startswith("acc_d")}
+    out.update({f"acc_d{d}": sums[f"acc_d{d}"] / max(counts[d], 1) for d in range(1, depth + 1)})
+    return out
+
+
+def is_chat_corpus(corpus: str) -> bool:
+    from .chat_corpus import META
+
+    return (Path(corpus) / META).is_file()
+
+
+def chat_rows(cfg: MTPTrainConfig, base_path: str) -> tuple[np.ndarray, np.ndarray, int]:
+    """A chat corpus's conversations as (R, 2, seq_len) rows (training.eagle3.conversation_rows), refused when
+    another target wrote it."""
+    from .chat_corpus import corpus_target, read_corpus
+    from .distill import target_identity
+    from .eagle3 import conversation_rows
+
+    if corpus_target(cfg.corpus) != target_identity(base_path):
+        raise IncompatibleModelsError(f"--corpus {cfg.corpus!r} was written by another target than --base {base_path!r}")
+    train_rows = conversation_rows(read_corpus(cfg.corpus, "train"), cfg.seq_len)
+    valid_rows = conversation_rows(read_corpus(cfg.corpus, "valid"), cfg.seq_len)[: cfg.eval_rows]
+    if len(train_rows) < cfg.batch_size:
+        raise SpecDecError(f"the corpus has {len(train_rows)} conversations; need at least --batch-size {cfg.batch_size}")
+    return train_rows, valid_rows, len(train_rows)
+
+
 def train(cfg: MTPTrainConfig, base=None, tok=None, invocation: str | None = None) -> dict:
-    """Train (or resume) a head on a frozen base; returns a summary (with the head). Writes cfg.out when set."""
+    """Train (or resume) a head on a frozen base; returns a summary (with the head). Writes cfg.out when set.
+    The corpus is StoryLM text (the base a StoryLM store folder) or a chat corpus of the base's own answers
+    (the base any model folder `loading.load` reads)."""
     cfg.validate()
     run_dir = Path(cfg.run_dir) if cfg.run_dir else cfg.default_run_dir()
     say = (lambda m: None) if cfg.quiet else (lambda m: print(m, flush=True))
-    meta = loop.open_run(cfg, run_dir, protect={"--base": cfg.base}, required={"base_weights_fingerprint": str})
+    chat = is_chat_corpus(cfg.corpus)
+    meta = loop.open_run(cfg, run_dir, protect={"--base": cfg.base, **({"--corpus": cfg.corpus} if chat else {})},
+                         required={"base_weights_fingerprint": str})
     if base is None:
-        from ..models.store import load_store
+        if chat:
+            from ..loading import load as load_store
+        else:
+            from ..models.store import load_store
 
         base, tok = load_store(cfg.base)
     base_fp = weights_fingerprint(base)
     if meta is not None and meta["base_weights_fingerprint"] != base_fp:
         raise IncompatibleModelsError(f"--resume: checkpoint was trained on base weights "
                                       f"{meta['base_weights_fingerprint']}, {cfg.base} has {base_fp}")
-    train_rows, valid_rows, stories = load_rows(cfg, tok, run_dir, say)
-    task = HeadTask(cfg, base, valid_rows)
+    if chat:
+        train_rows, valid_rows, stories = chat_rows(cfg, cfg.base)
+        task = ChatHeadTask(cfg, base, valid_rows)
+    else:
+        train_rows, valid_rows, stories = load_rows(cfg, tok, run_dir, say)
+        task = HeadTask(cfg, base, valid_rows)
+    tok_fp = tokenizer_fingerprint(tok)
     say(f"MTP head on {cfg.base}: depth {cfg.depth}, {cfg.n_modules} module(s), base frozen, "
-        f"{len(train_rows):,} train rows of {cfg.seq_len}, lr {cfg.lr:g}")
+        f"{len(train_rows):,} train rows of {cfg.seq_len}{' (answers scored)' if chat else ''}, lr {cfg.lr:g}")
     summary = loop.run(task, cfg, run_dir=run_dir, train_rows=train_rows, meta=meta, say=say,
                        invocation=invocation or cfg_command(cfg),
                        base_meta=dict(base=cfg.base, base_weights_fingerprint=base_fp,
-                                      tokenizer_fingerprint=tok.fingerprint,
+                                      tokenizer_fingerprint=tok_fp,
                                       rng=dict(init_seed=cfg.seed,
                                                         data_order=f"numpy default_rng([{cfg.seed}, epoch]) permutation")))
     invoked = summary.pop("invocation")
@@ -249,15 +375,18 @@ def train(cfg: MTPTrainConfig, base=None, tok=None, invocation: str | None = Non
     if cfg.out:
         base_file = Path(cfg.base) / "model.safetensors"
         card = dict(
-            base=cfg.base, corpus=f"{corpus_description(cfg.corpus)} ({stories:,} train stories)",
+            base=cfg.base,
+            corpus=(f"{cfg.corpus}, a chat corpus of the base's own answers ({stories:,} train conversations)" if chat
+                    else f"{corpus_description(cfg.corpus)} ({stories:,} train stories)"),
             steps=summary["steps"], tokens_seen=summary["tokens_seen"], batch=f"{cfg.batch_size} x {cfg.seq_len} tokens",
             loss=f"cross-entropy at depths 1..{cfg.depth}, weights {', '.join(f'{w:.2f}' for w in task.weights)}",
             optimizer=loop.optimizer_line(cfg), wall_time=f"{summary['wall_time_s'] / 60:.1f} min", machine=loop.machine(),
-            validation=f"{len(valid_rows) * cfg.seq_len:,} held-out tokens ({cfg.corpus} valid split)",
+            validation=(f"{int(valid_rows[:, 1].sum()):,} held-out answer positions ({cfg.corpus} valid split)" if chat
+                        else f"{len(valid_rows) * cfg.seq_len:,} held-out tokens ({cfg.corpus} valid split)"),
             plot=plot_note or PLOT, invoked_as=invoked, final=final,
         )
         extra = {CURVES: curves_path, PLOT: plot if plot.is_file() and plot.stat().st_size < 200_000 else None}
-        save_head(task.module, cfg.out, base_name=Path(cfg.base).name, tokenizer_fingerprint=tok.fingerprint,
+        save_head(task.module, cfg.out, base_name=Path(cfg.base).name, tokenizer_fingerprint=tok_fp,
                   base_weights_sha256=file_sha256(base_file) if base_file.is_file() else None,
                   card=card, extra_files=extra, overwrite=cfg.overwrite)
         say(f"saved {cfg.out}")
