@@ -40,7 +40,8 @@ every k, with its acceptance per draft position and its step cost, into
 FOLDER a block drafter's rows join the same way (beside EAGLE-3's when both are
 given, on the same prompts), with its acceptance per slot and the cost of one
 drafter pass, into ``...-drafters-<target>.{json,md}`` (the README's `drafters`
-block). --temp T adds sampled rows at temperature T (plain ours and the feature
+block); --mtp-head FOLDER adds an MTP head's rows there too (the baseline: the
+head trained on the same corpus, `python -m mlx_specdec.mtp train --corpus`). --temp T adds sampled rows at temperature T (plain ours and the feature
 drafters, seeded per prompt), each paired against plain sampled decoding;
 --no-lookup leaves prompt lookup out.
 """
@@ -165,11 +166,12 @@ def prompt_ids(tok, set_name: str, n: int | None = None) -> tuple[str, list[dict
 # ---------------------------------------------------------------- the systems (stopping at eos)
 
 def build(target, eos: set[int], ks: list, with_mlx_lm: bool = True, eagle3=None, dflash=None,
-          temperature: float = 0.0, with_lookup: bool = True) -> list:
+          temperature: float = 0.0, with_lookup: bool = True, mtp=None) -> list:
     """bench.systems' rows, every generation stopping at an eos id: plain ours, mlx-lm's generate_step,
-    prompt lookup at each k, an EAGLE-3 drafter (`eagle3`, a loaded Eagle3Model) and a block drafter (`dflash`,
-    a loaded DFlashModel) at each k, all greedy; with `temperature` > 0 also plain ours and the two drafters
-    sampled at that temperature (seeded by prompt), each against plain sampled decoding."""
+    prompt lookup at each k, an EAGLE-3 drafter (`eagle3`, a loaded Eagle3Model), a block drafter (`dflash`,
+    a loaded DFlashModel) and an MTP head (`mtp`, a loaded MTPHead: the baseline) at each k, all greedy; with
+    `temperature` > 0 also plain ours and the drafters sampled at that temperature (seeded by prompt), each
+    against plain sampled decoding."""
     import mlx.core as mx
 
     from mlx_specdec.drafters import PromptLookupDrafter
@@ -228,6 +230,10 @@ def build(target, eos: set[int], ks: list, with_mlx_lm: bool = True, eagle3=None
         from mlx_specdec.drafters.dflash import DFlashDrafter
 
         drafters.append(("dflash", lambda: DFlashDrafter(dflash)))
+    if mtp is not None:
+        from mlx_specdec.drafters import MTPDrafter
+
+        drafters.append(("mtp", lambda: MTPDrafter(mtp)))
     modes = ["greedy"] + (["sampled"] if temperature > 0 else [])
     systems = []
     for mode in modes:
@@ -250,27 +256,28 @@ def drafter_profile(target, kind: str, drafter_model, prompts: list[list[int]], 
     """Untimed: a feature drafter's greedy acceptance per draft position at k over the prompts, and the cost of
     what it runs per draft as a fraction of one target step (medians of 20 synchronised calls each, after a
     warm-up): one model step for EAGLE-3 (`kind` "eagle3"), one pass drafting the whole block of k for a
-    block drafter ("dflash")."""
+    block drafter ("dflash"), one head step for an MTP head ("mtp": its module and the target's own output
+    head over the whole vocabulary)."""
     import time
 
     import mlx.core as mx
 
     from mlx_specdec.drafters.dflash import DFlashDrafter
     from mlx_specdec.drafters.eagle3 import Eagle3Drafter
-    from mlx_specdec.drafters.mtp import acceptance_by_depth
+    from mlx_specdec.drafters.mtp import MTPDrafter, acceptance_by_depth
     from mlx_specdec.generate import speculative_generate
     from mlx_specdec.state import make_sequence
 
-    make = {"eagle3": Eagle3Drafter, "dflash": DFlashDrafter}[kind]
+    make = {"eagle3": Eagle3Drafter, "dflash": DFlashDrafter, "mtp": MTPDrafter}[kind]
     rounds = []
     for ids in prompts:
         drafter = make(drafter_model)
         speculative_generate(target, drafter, ids, max_tokens, k=k, eos_id=eos)
         rounds += [r for r in drafter.rounds if r[0] > 0]
     seq = make_sequence(target, "auto")
-    seq.capture_features(drafter_model.config.target_layers)
+    if kind != "mtp":
+        seq.capture_features(drafter_model.config.target_layers)
     seq.prefill(prompts[0])
-    cache = drafter_model.make_cache()
     token = mx.array([[prompts[0][-1]]])
 
     def median_time(step, n=20):
@@ -286,12 +293,18 @@ def drafter_profile(target, kind: str, drafter_model, prompts: list[list[int]], 
         mx.eval(seq.extend(token[0]))
         seq.commit(1, token[0])
 
-    if kind == "eagle3":
-        hidden = mx.zeros((1, 1, drafter_model.config.hidden_size))
+    if kind == "mtp":
+        hidden = mx.zeros((1, 1, drafter_model.config.dim))
+
+        def drafter_call():
+            mx.eval(*drafter_model(hidden, token))
+    elif kind == "eagle3":
+        hidden, cache = mx.zeros((1, 1, drafter_model.config.hidden_size)), drafter_model.make_cache()
 
         def drafter_call():
             mx.eval(*drafter_model(token, hidden, cache=cache))
     else:
+        cache = drafter_model.make_cache()
         width = len(drafter_model.config.target_layers) * drafter_model.config.target_hidden_size
         drafter_model.extend_context(mx.zeros((1, len(prompts[0]) - 1, width)), cache)  # a prompt's context
 
@@ -378,7 +391,7 @@ def _row_cells(r: dict) -> list[str]:
         x = speedup_cell(r["speedup_vs_plain"])
     label = {"plain": "ours, plain" if r["impl"] == "ours" else "mlx-lm `generate_step`, plain",
              "lookup": "ours, prompt lookup", "eagle3": "ours, EAGLE-3 drafter",
-             "dflash": "ours, block drafter (DFlash)"}[r["kind"]]
+             "dflash": "ours, block drafter (DFlash)", "mtp": "ours, MTP head (baseline)"}[r["kind"]]
     if r.get("mode") == "sampled":
         label += f", t={r['temperature']:g}" if "temperature" in r else ", sampled"
     if r["impl"] == "ours" and r["kind"] == "plain" and r.get("mode") == "sampled":
@@ -442,7 +455,8 @@ def _peer_note(peer: dict, n: int) -> str:
 
 def render(result: dict) -> str:
     h = result["header"]
-    drafters = " and ".join(name for kind, name in (("eagle3", "EAGLE-3"), ("dflash", "a block drafter")) if h.get(kind))
+    drafters = " and ".join(name for kind, name in (("eagle3", "EAGLE-3"), ("dflash", "a block drafter"),
+                                                    ("mtp", "the MTP head")) if h.get(kind))
     title = f"feature drafters ({drafters}) beside plain" if drafters else "plain, mlx-lm and prompt lookup"
     lines = [f"# Real target {h['target']}: {title}" + (", llama.cpp beside" if any(
         e.get("llama_cpp") for e in result["sets"].values()) else ""), "",
@@ -498,6 +512,8 @@ def profile_line(e: dict, folder: str | None) -> str:
     where_ = f" `{folder}`" if folder else ""
     if e.get("kind", "eagle3") == "eagle3":
         name, cost = f"EAGLE-3 drafter{where_}", "one drafter step"
+    elif e["kind"] == "mtp":
+        name, cost = f"MTP head{where_}", "one head step (its module and the target's output head)"
     else:
         name, cost = f"Block drafter{where_}", f"one drafter pass ({e['k']} drafts)"
     return (f"{name} at k={e['k']} over these prompts (untimed, greedy): acceptance per draft position given the "
@@ -532,6 +548,8 @@ def main(argv=None) -> int:
                                                   "its acceptance per draft position and step cost")
     p.add_argument("--dflash", default=None, help="a block drafter folder (ours or z-lab's layout): its rows at each "
                                                   "k beside the others, its acceptance per slot and pass cost")
+    p.add_argument("--mtp-head", dest="mtp", default=None, help="an MTP head folder for the target (the baseline "
+                   "the feature drafters are measured against): its rows at each k, acceptance per depth and step cost")
     p.add_argument("--temp", type=float, default=0.0, help="also run plain ours and the feature drafters sampled at "
                                                            "this temperature (seeded per prompt), against plain sampled")
     p.add_argument("--no-lookup", action="store_true", help="skip prompt lookup's rows")
@@ -571,20 +589,25 @@ def main(argv=None) -> int:
 
     eos = {int(t) for t in tok.eos_token_ids}
     loaded = {}
-    for kind, folder in (("eagle3", args.eagle3), ("dflash", args.dflash)):
+    for kind, folder in (("eagle3", args.eagle3), ("dflash", args.dflash), ("mtp", args.mtp)):
         if not folder:
             continue
         try:
             if kind == "eagle3":
                 from mlx_specdec.models.eagle3_store import load_eagle3 as load_drafter
-            else:
+            elif kind == "dflash":
                 from mlx_specdec.models.dflash_store import load_dflash as load_drafter
+            else:
+                from mlx_specdec.models.head_store import load_head
+
+                load_drafter = lambda folder, target: load_head(folder, target, tok)  # noqa: E731
             loaded[kind] = load_drafter(folder, target)
         except SpecDecError as e:
             print(f"error: {e}", file=sys.stderr)
             return 2
     systems = build(target, eos, ks, with_mlx_lm=not args.no_mlx_lm, eagle3=loaded.get("eagle3"),
-                    dflash=loaded.get("dflash"), temperature=args.temp, with_lookup=not args.no_lookup)
+                    dflash=loaded.get("dflash"), temperature=args.temp, with_lookup=not args.no_lookup,
+                    mtp=loaded.get("mtp"))
     progress = Progress(len(systems) + args.repeats * args.prompts * len(sets))
     load_start = list(os.getloadavg()) if hasattr(os, "getloadavg") else None
     body, notes, style = {"sets": {}}, [], None
@@ -635,7 +658,7 @@ def main(argv=None) -> int:
     except (ImportError, AttributeError):
         pass
     # A drafter run is a file of its own (the README's eagle3 or drafters block), beside the real-targets one.
-    label = "drafters" if args.dflash else "eagle3" if args.eagle3 else "real"
+    label = "drafters" if args.dflash or args.mtp else "eagle3" if args.eagle3 else "real"
     print(save_results(args.out, f"{label}-{name}", header, body, "bench.real", argv, render))
     bad = [f"{s}: {r['name']}" for s, e in body["sets"].items() for r in e["rows"] if r["identical_to_plain_greedy"] is False]
     if bad:

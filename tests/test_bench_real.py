@@ -118,6 +118,41 @@ def test_a_drafters_run_renders_block_and_eagle3_rows_greedy_and_sampled_with_bo
     assert "ours, block drafter (DFlash), t=0.7" in block and "Block drafter `models/smollm2-135m-dflash`" in block
 
 
+def test_a_drafters_run_renders_the_mtp_baseline_row_and_profile():
+    result = _result()
+    rows = result["sets"]["copy"]["rows"][:1] + [_row("ours", "mtp", 3, 11.0, 1.5, 1.1, 0.25)]
+    profile = {"kind": "mtp", "k": 3, "acceptance": [{"proposed": 10, "conditional": 0.4},
+                                                    {"proposed": 4, "conditional": 0.25}],
+               "tokens_per_round": 1.5, "drafter_step_ms": 12.0, "drafter_step_fraction": 0.195, "target_step_ms": 61.5}
+    result["header"]["mtp"] = "runs/smollm2-135m-mtp"
+    result["sets"] = {"heldout": {"rows": rows, "prompts": result["sets"]["copy"]["prompts"], "profiles": [profile]}}
+    text = render(result)
+    assert "feature drafters (the MTP head) beside plain" in text
+    assert "| ours, MTP head (baseline) | 3 | 11.0 | 1.50 | 25.0% | 1.10x [1.05, 1.15] |" in text
+    assert ("MTP head `runs/smollm2-135m-mtp` at k=3 over these prompts (untimed, greedy): acceptance per draft "
+            "position given the one before was accepted 40%, 25%; 1.50 tokens per drafting round; one head step (its "
+            "module and the target's output head) 12.0 ms = 0.195 of a target step (61.5 ms).") in text
+
+
+def test_the_mtp_baseline_runs_exactly_and_is_profiled_on_a_real_head():
+    from bench.real import drafter_profile
+    from bench.run import Progress, reduce_rows
+    from mlx_specdec.loading import load
+    from mlx_specdec.models.head_store import load_head
+    from tests.conftest import shipped
+
+    target, tok = load(str(shipped("storylm-5m")))
+    head = load_head(shipped("storylm-5m-mtp"), target, tok)
+    prompts = [tok.encode("Once upon a time, there was a little girl named Lily."), tok.encode("Tom had a red ball.")]
+    systems = build(target, {tok.eos_id}, [3], with_mlx_lm=False, with_lookup=False, mtp=head)
+    rows = reduce_rows(systems, timed_passes(systems, prompts, 1, 24, Progress(0), "t"), {"v_k": {}}, {})
+    assert [(r["kind"], r["k"]) for r in rows] == [("plain", None), ("mtp", 3)]
+    assert rows[1]["identical_to_plain_greedy"] and rows[1]["tokens_per_pass"] > 1
+    profile = drafter_profile(target, "mtp", head, prompts, 24, {tok.eos_id}, 3)
+    assert profile["kind"] == "mtp" and len(profile["acceptance"]) == 3 and profile["rounds"] > 0
+    assert 0 < profile["drafter_step_fraction"] < 1
+
+
 def test_results_markdown_records_llama_cpps_absolute_speeds_and_the_outputs():
     text = render(_result())
     assert "llama.cpp plain 50.0 tokens/s, llama.cpp lookup 40.0 tokens/s" in text
