@@ -115,8 +115,6 @@ class AdaptiveK:
     explore_every: int = 8  # every n-th round tries a neighbour of the best k
     alpha_prior: float = 0.6
     prior_weight: float = 2.0
-    _succ: float = field(default=0.0, init=False)  # pooled over every drafting round
-    _fail: float = field(default=0.0, init=False)
     # Decayed counts per draft position (index i: the i-th draft; 0 unused): rounds that drafted position i
     # after accepting the ones before it, and those of them that rejected it. Pooled, and per state
     # (0: after a rejection, 1: after a fully accepted round).
@@ -173,7 +171,6 @@ class AdaptiveK:
         self._fit = shrunk(earlier._fit, earlier._fit[0], times)
         self._t0 = shrunk(earlier._t0, earlier._t0[0], times)
         self._t0_first = shrunk(earlier._t0_first, earlier._t0_first[0], times)
-        self._succ, self._fail = shrunk([earlier._succ, earlier._fail], earlier._succ + earlier._fail)
         n = min(len(earlier._reach), len(self._reach))  # (index 1: every drafting round reached the first draft)
         self._reach[:n], self._fails[:n] = (shrunk(v[:n], earlier._reach[1]) for v in (earlier._reach, earlier._fails))
         for st in (0, 1):
@@ -189,7 +186,7 @@ class AdaptiveK:
         self._next_probe = self._round + max(1, earlier._next_probe - earlier._round)
         self._best = None
 
-    _SNAPSHOT = ("_fit", "_t0", "_t0_first", "_succ", "_fail", "_reach", "_fails", "_reach_s", "_fails_s",
+    _SNAPSHOT = ("_fit", "_t0", "_t0_first", "_reach", "_fails", "_reach_s", "_fails_s",
                  "_state", "_probe_every", "_longest", "_draft_ratio")
 
     def snapshot(self) -> dict:
@@ -245,11 +242,6 @@ class AdaptiveK:
             from . import calibration
 
             calibration.save_entry(self.calibration_key, self.snapshot())
-
-    @property
-    def pooled_alpha(self) -> float:
-        s = self._succ + self.alpha_prior * self.prior_weight
-        return s / (self._succ + self._fail + self.prior_weight)
 
     def hazards(self) -> list[float]:
         """For the state the last drafting round left, the chance that draft i (1..k_max; index 0 unused) is
@@ -450,10 +442,7 @@ class AdaptiveK:
             expected = self.round_time(drafted)
             if expected is not None and expected > 0:
                 seconds = min(seconds, SPIKE_CAP * expected)
-        rejected = 1 if accepted < drafted else 0
-        self._succ = d * self._succ + accepted
-        self._fail = d * self._fail + rejected
-        st = self._state
+        rejected, st = (1 if accepted < drafted else 0), self._state
         for reach, fails in ((self._reach, self._fails), (self._reach_s[st], self._fails_s[st])):
             for i in range(1, self.k_max + 1):
                 reach[i] *= d

@@ -39,7 +39,7 @@ from pathlib import Path
 from .paths import cache_dir
 
 FORMAT = "mlx-specdec calibration"
-VERSION = 2  # 2: entries keep the drafter's measured step cost (draft_ratio)
+VERSION = 3  # 2: entries keep the drafter's measured step cost (draft_ratio); 3: no pooled acceptance counts
 MAX_AGE_DAYS = 30
 OFF = ("off", "0", "false", "no", "none")
 
