@@ -6,7 +6,7 @@ import importlib
 import pytest
 
 from mlx_specdec import greedy_generate, speculative_generate
-from mlx_specdec.adaptive import AdaptiveK
+from mlx_specdec.adaptive import PROBE_ROUNDS, AdaptiveK
 from mlx_specdec.errors import SpecDecError
 from tests.mocks import TableLM
 
@@ -619,6 +619,23 @@ def test_a_drafter_whose_steps_cost_what_the_targets_do_never_drafts():
     unknown = AdaptiveK(k_max=16)
     unknown.step_cost_ratio(None)
     assert unknown.can_pay() and unknown.choose() == unknown.k_start
+
+
+def test_a_drafter_that_costs_nothing_opens_without_a_timed_run_of_plain_steps():
+    """Prompt lookup costs no model step (ratio 0): after the two opening rounds it goes on drafting where
+    they were accepted, with no run of plain steps to time first; a drafter with a cost (or unmeasured)
+    times that run at round 3."""
+    from mlx_specdec.drafters import PromptLookupDrafter
+
+    assert PromptLookupDrafter().step_cost_ratio(None) == 0.0
+    for ratio, third in ((0.0, "drafts"), (None, 0), (0.1, 0)):
+        ctrl = AdaptiveK(k_max=16)
+        ctrl.step_cost_ratio(ratio)
+        for _ in range(2):
+            k = ctrl.choose()
+            ctrl.update(k, k, 2e-3 + 5e-4 * k)  # every draft accepted
+        k = ctrl.choose()
+        assert (k > 0) if third == "drafts" else (k == third and ctrl._plain_left == PROBE_ROUNDS - 1)
 
 
 def test_the_measured_step_cost_is_kept_with_the_estimates():

@@ -73,6 +73,11 @@ class PromptLookupDrafter(Drafter):
                     return toks[start + n : start + n + k]
         return []
 
+    def step_cost_ratio(self, target) -> float:
+        """Nothing: a draft is a dict read and a slice, no model runs (k="auto" then prices a round as its
+        verification alone, and needs no plain steps timed to start: `AdaptiveK.choose`)."""
+        return 0.0
+
     def would_propose(self) -> bool:
         """Whether a proposal now would hold a draft (the loop runs plain steps while it would not)."""
         return bool(self.lookup(1))
