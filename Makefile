@@ -4,7 +4,7 @@ VENV   ?= .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test test-fast install-check bench bench-quick ladder blas doctor clean real-models eagle3-smollm2 eagle3-gemma \
+.PHONY: demo test test-fast install-check bench bench-quick ladder blas doctor clean real-models eagle3-smollm2 mtp-smollm2 eagle3-gemma \
   chat-corpus-smollm2 chat-corpus-gemma dflash-smollm2 dflash-gemma
 
 $(STAMP): pyproject.toml
@@ -87,6 +87,14 @@ eagle3-smollm2: chat-corpus-smollm2
 	  --out models/smollm2-135m-eagle3 --run-dir runs/smollm2-eagle3 --time-budget-min $(EAGLE3_MINUTES) --seq-len 256 \
 	  --batch-size 8 --lr 2e-3 --warmup 20 --eval-every 50 --eval-rows 48 --ckpt-every 25 \
 	  $$(test -f runs/smollm2-eagle3/ckpt.safetensors && echo --resume)
+
+# The baseline EAGLE-3 is measured against: the MTP head trained on the same corpus for the same wall time
+# (not shipped: git-ignored runs/; bench.real --mtp-head runs/smollm2-135m-mtp).
+mtp-smollm2: chat-corpus-smollm2
+	$(PY) -m mlx_specdec.mtp train --base models/real/smollm2-135m-instruct --corpus runs/smollm2-chat \
+	  --out runs/smollm2-135m-mtp --run-dir runs/smollm2-mtp --time-budget-min 43 --seq-len 256 --batch-size 8 \
+	  --lr 2e-3 --warmup 20 --eval-every 50 --eval-rows 48 --ckpt-every 25 \
+	  $$(test -f runs/smollm2-mtp/ckpt.safetensors && echo --resume)
 
 chat-corpus-gemma: real-models
 	$(PY) -m mlx_specdec.cli.main eagle corpus --target models/real/gemma-3-270m --out runs/gemma-chat --limit 448 --max-new 192

@@ -16,12 +16,23 @@ from mlx_specdec.loading import load
 # Measured on the 2-core CPU (bench.fresh, tests' docstrings in test_adaptive): per-op dispatch on the tiny
 # StoryLM pairs (a plain step 5 ms, a drafter step 0.4 of one, a verification row cheap), memory bandwidth on
 # the real targets with prompt lookup (SmolLM2 verifies 5 tokens for 1.32 steps, Gemma for 1.17), and what a
-# new trace of a compiled step costs in each (a new block length, or a grown buffer every 32 tokens).
+# new trace of a compiled step costs in each (a new block length, or a grown buffer every 32 tokens). `ratio`
+# is what the loop measures of the drafter before any round: none for the 1M (under MEASURE_ABOVE of the 5M's
+# weights), 0 for prompt lookup (no model: it opens without a timed run of plain steps).
 REGIMES = {
-    "dispatch (StoryLM 5M, model drafter)": dict(t0=5e-3, cost=lambda k: 6e-3 + 2e-3 * k, trace=8e-3),
-    "bandwidth (SmolLM2, prompt lookup)": dict(t0=62e-3, cost=lambda k: 62e-3 * (1 + 0.08 * k), trace=10e-3),
-    "bandwidth (Gemma, prompt lookup)": dict(t0=70e-3, cost=lambda k: 70e-3 * (1 + 0.0425 * k), trace=12e-3),
+    "dispatch (StoryLM 5M, model drafter)": dict(t0=5e-3, cost=lambda k: 6e-3 + 2e-3 * k, trace=8e-3, ratio=None),
+    "bandwidth (SmolLM2, prompt lookup)": dict(t0=62e-3, cost=lambda k: 62e-3 * (1 + 0.08 * k), trace=10e-3,
+                                               ratio=0.0),
+    "bandwidth (Gemma, prompt lookup)": dict(t0=70e-3, cost=lambda k: 70e-3 * (1 + 0.0425 * k), trace=12e-3,
+                                             ratio=0.0),
 }
+
+
+def auto(regime: dict) -> AdaptiveK:
+    """k=auto as the loop starts it on the regime's pair, knowing nothing: the drafter's step cost told."""
+    ctrl = AdaptiveK()
+    ctrl.step_cost_ratio(regime["ratio"])
+    return ctrl
 
 
 def simulate(ctrl, rounds: int, accept: float, t0: float, cost, trace: float, grow: int = 32, seed: int = 0):
@@ -56,7 +67,7 @@ def test_while_drafts_are_hopeless_the_loss_over_plain_stays_within_the_budget(r
     r = REGIMES[regime]
     opening = (r["cost"](4) - r["t0"]) + (r["cost"](2) - r["t0"]) + 2 * r["trace"]
     for rounds in (60, 150, 400, 1200):
-        seconds, _, plain = simulate(AdaptiveK(), rounds, 0.05, r["t0"], r["cost"], r["trace"])
+        seconds, _, plain = simulate(auto(r), rounds, 0.05, r["t0"], r["cost"], r["trace"])
         bound = plain * (1 + LOSS_BUDGET) + LOSS_ALLOWANCE * r["t0"] + opening + r["trace"]
         assert seconds <= bound, (rounds, seconds / plain)
         fixed, _, _ = simulate(adaptive.FixedK(1), rounds, 0.05, r["t0"], r["cost"], r["trace"])
@@ -67,11 +78,11 @@ def test_while_drafts_are_hopeless_the_loss_over_plain_stays_within_the_budget(r
 def test_a_pair_that_pays_is_found_within_the_first_generation(regime):
     """Drafts accepted 85% of the time: within one generation of 120 rounds k=auto beats plain decoding and
     runs at 0.8 or more of the best fixed k's speed over the same draws, traces included, in each regime's
-    costs (measured: 0.82-0.83 of it with dispatch costs, where every new block length's trace costs more
-    than a plain step; 0.89-0.91 with bandwidth costs). The issue's goal is 0.9 everywhere."""
+    costs (measured: 0.84-0.88 of it with dispatch costs, where every new block length's trace costs more
+    than a plain step; 0.89-0.96 with bandwidth costs and prompt lookup). The issue's goal is 0.9 everywhere."""
     r = REGIMES[regime]
     for seed in (0, 1):
-        seconds, tokens, plain = simulate(AdaptiveK(), 120, 0.85, r["t0"], r["cost"], r["trace"], seed=seed)
+        seconds, tokens, plain = simulate(auto(r), 120, 0.85, r["t0"], r["cost"], r["trace"], seed=seed)
         best = max(tokens_ / seconds_ for seconds_, tokens_, _ in
                    (simulate(adaptive.FixedK(k), 120, 0.85, r["t0"], r["cost"], r["trace"], seed=seed)
                     for k in range(1, 17)))
