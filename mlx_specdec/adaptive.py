@@ -71,7 +71,7 @@ decoding's time so far plus LOSS_ALLOWANCE steps) pays for probes and stops
 drafting that loses more than it (a model drafter's catch-up over plain steps'
 tokens is charged to it, `charge`; its deferred prefill, the price of trying it
 at all, is not); and
-`for_pair` starts from the calibration file's entry for the pair
+`calibration.for_pair` starts from the calibration file's entry for the pair
 (mlx_specdec.calibration), which `finish()` writes. Knowing nothing yet, the
 loop first measures what one step of a model drafter at least half its target's
 size costs against one target step (`step_cost_ratio`, about two steps): where
@@ -469,66 +469,6 @@ class AdaptiveK:
             self._probe_every = base
 
 
-CALIBRATED_TIME_WEIGHT = 16.0  # rounds' worth of round times a generation takes from the calibration file
-
-
-def for_pair(target, drafter, sampled: bool = False, **options) -> AdaptiveK:
-    """An AdaptiveK for one generation, warm-started from the last one of the same target and drafter
-    (and the same mode: sampling accepts less than greedy): in this process, their round times and
-    acceptance, so that each generation does not pay again to learn what a round costs; in a new
-    process, the calibration file's entry for the pair on this machine (mlx_specdec.calibration), its
-    round times weighed as CALIBRATED_TIME_WEIGHT rounds. The memory lives on the target model, one
-    entry per drafter and mode; `finish()` writes the file."""
-    from . import calibration
-
-    memory = target.__dict__.setdefault("_specdec_adaptive", {}) if hasattr(target, "__dict__") else {}
-    key = (*_drafter_key(drafter), sampled)
-    adaptive = AdaptiveK(**options)
-    if key in memory:
-        adaptive.warm_start(memory[key])
-        adaptive.calibration_key = memory[key].calibration_key
-    else:
-        adaptive.calibration_key = calibration.pair_key(target, _drafter_identity(drafter), sampled)
-        kept = calibration.load_entry(adaptive.calibration_key)
-        earlier = AdaptiveK.restore(kept) if kept is not None else None
-        if earlier is not None:
-            adaptive.warm_start(earlier, time_weight=CALIBRATED_TIME_WEIGHT)
-            # Another text: where the last one ended on plain steps, look at drafting again soon.
-            adaptive._probe_every = 4 * adaptive.explore_every
-            adaptive._next_probe = adaptive._round + adaptive.explore_every
-    memory[key] = adaptive  # the live estimate: the next generation starts from wherever this one ends
-    return adaptive
-
-
-def _drafter_identity(drafter) -> str | None:
-    """What names a drafter across processes: the folder its model or head was loaded from, or a
-    model-free drafter's class and settings; None for a model built in memory."""
-    from .calibration import origin
-
-    drafter = getattr(drafter, "inner", drafter)
-    name, inner = _drafter_key(drafter)
-    if isinstance(inner, tuple):  # a model-free drafter: its settings
-        return f"{name}{inner}"
-    model = getattr(drafter, "model", None)
-    if model is None:
-        model = getattr(drafter, "head", None)
-    where = origin(model) if model is not None else None
-    return None if where is None else f"{name}:{where}"
-
-
-def _drafter_key(drafter) -> tuple:
-    """What identifies a drafter's costs: its class, and the model or head it runs (the same
-    object from one generation to the next), or its settings for a model-free drafter."""
-    drafter = getattr(drafter, "inner", drafter)  # a duck-typed drafter behind DeclaredDrafter
-    inner = getattr(drafter, "model", None)
-    if inner is None:  # (not `or`: an mlx Module is a dict, and falsy when it holds nothing)
-        inner = getattr(drafter, "head", None)
-    if inner is not None:
-        return type(drafter).__name__, id(inner)
-    return type(drafter).__name__, tuple(sorted((k, v) for k, v in vars(drafter).items()
-                                                if isinstance(v, (int, float, str, bool))))
-
-
 @dataclass
 class HeuristicK:
     """Hugging Face transformers' "heuristic" schedule, the baseline AdaptiveK is measured against:
@@ -586,7 +526,11 @@ def schedule_for(k, target, drafter, *, sampled: bool, quiet: bool):
     FixedK for an integer, AdaptiveK for "auto" (warm-started per pair, except in an instrumented run,
     whose rounds are slower: it neither learns from nor teaches the next one), HeuristicK for "heuristic"."""
     if k == "auto":
-        return for_pair(target, drafter, sampled=sampled) if quiet else AdaptiveK()
+        if not quiet:
+            return AdaptiveK()
+        from . import calibration
+
+        return calibration.for_pair(target, drafter, sampled=sampled)
     if k == "heuristic":
         return HeuristicK()
     return FixedK(k)

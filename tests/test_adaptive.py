@@ -509,7 +509,7 @@ def test_a_model_drafter_runs_nothing_until_a_round_drafts(plain_rounds, monkeyp
             self._round += 1
             return 0 if self._round <= plain_rounds else 2
 
-    monkeypatch.setattr(importlib.import_module("mlx_specdec.adaptive"), "for_pair",
+    monkeypatch.setattr(importlib.import_module("mlx_specdec.calibration"), "for_pair",
                         lambda *a, **kw: PlainFirst())
     target, small = TableLM(8, seed=3), TableLM(8, seed=4)
     drafter = ModelDrafter(small, "cache")
@@ -523,7 +523,7 @@ def test_a_model_drafter_runs_nothing_until_a_round_drafts(plain_rounds, monkeyp
 
 
 def test_a_generation_starts_from_what_the_last_one_of_the_same_pair_learned():
-    from mlx_specdec.adaptive import for_pair
+    from mlx_specdec.calibration import for_pair
     from mlx_specdec.drafters import ModelDrafter, PromptLookupDrafter
 
     target, small = TableLM(8, seed=3), TableLM(8, seed=4)
