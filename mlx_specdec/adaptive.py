@@ -148,6 +148,10 @@ class AdaptiveK:
     # A drafter step's cost over a target step's, measured once before any round (`step_cost_ratio`);
     # None where nothing measured it (a drafter with no model of its own, or a warm start without one).
     _draft_ratio: float | None = field(default=None, init=False)
+    # A model drafter's catch-ups (`charge`): decayed sums (tokens fed, seconds), and the tokens plain steps
+    # have made since the last drafting round (what the next one would feed it).
+    _catch_up: list = field(default_factory=lambda: [0.0, 0.0], init=False)
+    _unseen: int = field(default=0, init=False)
 
     def __post_init__(self):
         if self.k_max < 1 or not 0 <= self.k_start <= self.k_max:
@@ -179,6 +183,7 @@ class AdaptiveK:
         self._state, self._longest = earlier._state, earlier._longest
         if earlier._draft_ratio is not None:
             self._draft_ratio = earlier._draft_ratio
+        self._catch_up = list(earlier._catch_up)  # a rate: what a token of the drafter's catch-ups costs
         if self._fit[0] > 0:
             self._round = max(self._round, 2)
         # the probe schedule goes on where the earlier generation left it
@@ -186,7 +191,7 @@ class AdaptiveK:
         self._next_probe = self._round + max(1, earlier._next_probe - earlier._round)
         self._best = None
 
-    _SNAPSHOT = ("_fit", "_t0", "_t0_first", "_reach", "_fails", "_reach_s", "_fails_s",
+    _SNAPSHOT = ("_fit", "_t0", "_t0_first", "_catch_up", "_reach", "_fails", "_reach_s", "_fails_s",
                  "_state", "_probe_every", "_longest", "_draft_ratio")
 
     def snapshot(self) -> dict:
@@ -410,14 +415,25 @@ class AdaptiveK:
         return (LOSS_BUDGET * self._tokens + LOSS_ALLOWANCE) * plain - excess
 
     def probe_cost(self, k: int) -> float:
-        """The most a probe at k can cost over the plain steps it replaces: none of its drafts accepted."""
+        """The most a probe at k can cost over the plain steps it replaces: none of its drafts accepted,
+        and the model drafter's catch-up over the tokens made since it last drafted, at what a token of
+        its catch-ups has cost (a 1M catching up 97 tokens for the 5M: 25-44 ms, five plain steps or more,
+        where the probe's own rounds cost one or two)."""
         plain, t = self.round_time(0), self.round_time(k)
-        return PROBE_ROUNDS * max(0.0, t - plain) if plain is not None and t is not None else 0.0
+        if plain is None or t is None:
+            return 0.0
+        fed, seconds = self._catch_up
+        return PROBE_ROUNDS * max(0.0, t - plain) + (self._unseen * seconds / fed if fed > 0 else 0.0)
 
-    def charge(self, seconds: float) -> None:
-        """Work a drafting round owed but does not time (a model drafter's catch-up over the tokens plain
-        steps made): no round's cost, but the loss budget pays it."""
-        self._draft_seconds += seconds
+    def charge(self, seconds: float, tokens: int = 0, budget: bool = True) -> None:
+        """A model drafter's catch-up over the `tokens` plain steps made (work a drafting round owed but
+        does not time): what a token of it costs prices the next probe's, and the loss budget pays it
+        (`budget`: all but the first, the deferred prefill, the price of trying the drafter at all)."""
+        if budget:
+            self._draft_seconds += seconds
+        if tokens > 0:
+            c, d = self._catch_up, self.decay
+            c[0], c[1] = d * c[0] + tokens, d * c[1] + seconds
 
     def update(self, drafted: int, accepted: int, seconds: float, traced: bool = False) -> None:
         """Feed back one round: how many drafts it had, how many were accepted, its wall time, and whether
@@ -427,6 +443,7 @@ class AdaptiveK:
         self._best = None
         weight = TRACED_WEIGHT if traced else 1.0
         self._tokens += 1 + (accepted if drafted else 0)  # the bounded loss's accounts (budget_left)
+        self._unseen = 0 if drafted else self._unseen + 1
         if drafted:
             self._draft_seconds += seconds
             self._draft_tokens += 1 + accepted
@@ -491,7 +508,7 @@ class HeuristicK:
 
     wants_step_cost = False  # it never reads a clock
 
-    def charge(self, seconds: float) -> None:
+    def charge(self, seconds: float, tokens: int = 0, budget: bool = True) -> None:
         pass
 
     def finish(self) -> None:
@@ -521,7 +538,7 @@ HeuristicK.learns = True
 
 def schedule_for(k, target, drafter, *, sampled: bool, quiet: bool):
     """The choice of k behind one interface (`choose()`, `update(drafted, accepted, seconds, traced)`,
-    `finish()` when the generation ends, `learns`, and for a schedule that learns `charge(seconds)`,
+    `finish()` when the generation ends, `learns`, and for a schedule that learns `charge(seconds, tokens, budget)`,
     `wants_step_cost` and `step_cost_ratio(ratio)`):
     FixedK for an integer, AdaptiveK for "auto" (warm-started per pair, except in an instrumented run,
     whose rounds are slower: it neither learns from nor teaches the next one), HeuristicK for "heuristic"."""

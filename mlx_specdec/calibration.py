@@ -39,7 +39,7 @@ from pathlib import Path
 from .paths import cache_dir
 
 FORMAT = "mlx-specdec calibration"
-VERSION = 3  # 2: entries keep the drafter's measured step cost (draft_ratio); 3: no pooled acceptance counts
+VERSION = 4  # 2: the drafter's measured step cost (draft_ratio); 3: no pooled acceptance counts; 4: catch_up
 MAX_AGE_DAYS = 30
 OFF = ("off", "0", "false", "no", "none")
 

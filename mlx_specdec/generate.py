@@ -138,10 +138,9 @@ def speculative_stream(
                 # but what looking for drafting's profit costs: the schedule's loss budget pays it. (Not the
                 # first: a model drafter's deferred prefill and set-up, the price of trying it at all, which
                 # on a tiny pair is several plain steps and would leave no budget to find its profit.)
-                drafter.catch_up()
+                fed = drafter.catch_up()
                 now = time.perf_counter()
-                if run.entered:
-                    run.schedule.charge(now - started)
+                run.schedule.charge(now - started, fed or 0, budget=run.entered)
                 run.entered = True
                 started, traced_before = now, traces()
             if drafter is not None:

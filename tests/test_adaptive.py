@@ -504,10 +504,15 @@ def test_a_model_drafter_runs_nothing_until_a_round_drafts(plain_rounds, monkeyp
     in one prefill, then drafts exactly (greedy equals the target's greedy)."""
     from mlx_specdec.drafters import ModelDrafter
 
+    charged = []
+
     class PlainFirst(AdaptiveK):
         def choose(self):
             self._round += 1
             return 0 if self._round <= plain_rounds else 2
+
+        def charge(self, seconds, tokens=0, budget=True):
+            charged.append((tokens, budget))
 
     monkeypatch.setattr(importlib.import_module("mlx_specdec.calibration"), "for_pair",
                         lambda *a, **kw: PlainFirst())
@@ -520,6 +525,9 @@ def test_a_model_drafter_runs_nothing_until_a_round_drafts(plain_rounds, monkeyp
         return
     # One call feeds the prompt and the plain steps' tokens (but the last), then one call per draft.
     assert stats.drafted > 0 and small.calls == 1 + stats.drafted
+    # That catch-up, the deferred prefill, told the schedule how many tokens it fed, not charged to the budget;
+    # every later drafting round follows a drafting round, with nothing to feed.
+    assert charged[0] == (3 + plain_rounds, False) and all(c == (0, True) for c in charged[1:])
 
 
 def test_a_generation_starts_from_what_the_last_one_of_the_same_pair_learned():
@@ -659,6 +667,28 @@ def test_a_catch_up_is_charged_to_the_loss_budget():
     before = ctrl.budget_left()
     ctrl.charge(0.25)
     assert ctrl.budget_left() == pytest.approx(before - 0.25)
+    ctrl.charge(0.03, 100, budget=False)  # the deferred prefill: not charged, but it prices later catch-ups
+    assert ctrl.budget_left() == pytest.approx(before - 0.25)
+
+
+def test_a_probe_is_priced_with_the_drafters_catch_up_over_the_tokens_since_it_last_drafted():
+    """A probe out of plain steps first feeds the drafter every token made since it last drafted: priced
+    at what a token of its catch-ups cost (ratio of decayed sums), a probe late in a run of plain steps
+    needs that much more budget; a drafting round leaves nothing to catch up."""
+    ctrl = feed(AdaptiveK(k_max=8), 20, accept_rate=0.5, t0=4e-3, per_draft=1e-3, base=5e-3)
+    ctrl.charge(0.03, 100, budget=False)  # 0.3 ms a token
+    ctrl.charge(0.01, 20)  # 0.5 ms a token: the sums say (0.9 * 30 + 10) / (0.9 * 100 + 20) ms
+    rate = (0.9 * 0.03 + 0.01) / (0.9 * 100 + 20)
+    ctrl.update(2, 1, 7e-3)  # a drafting round: it had fed the drafter everything
+    for _ in range(40):
+        ctrl.update(0, 0, 4e-3)
+
+    def rounds_only(k):
+        return PROBE_ROUNDS * max(0.0, ctrl.round_time(k) - ctrl.round_time(0))
+
+    assert ctrl.probe_cost(2) == pytest.approx(rounds_only(2) + 40 * rate)
+    ctrl.update(2, 1, 7e-3)
+    assert ctrl.probe_cost(2) == pytest.approx(rounds_only(2))
 
 
 def test_a_model_drafter_measured_as_costly_is_never_run(monkeypatch):

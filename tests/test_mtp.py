@@ -304,7 +304,7 @@ def test_pipelined_plain_steps_leave_the_head_on_the_row_of_the_step_that_made_e
         def update(self, drafted, accepted, seconds, traced=False):
             pass
 
-        def charge(self, seconds):
+        def charge(self, seconds, tokens=0, budget=True):
             pass
 
         def finish(self):

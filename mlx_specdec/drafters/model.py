@@ -46,20 +46,22 @@ class ModelDrafter(Drafter):
         # finding plain steps faster) never runs the drafter at all.
         self._unfed = as_ids(prompt_ids).reshape(-1).tolist()
 
-    def catch_up(self) -> None:
+    def catch_up(self) -> int:
         """Feed now, in one pass, the tokens a run of plain steps queued here unfed (keeping the last
         one pending, as after any round), and wait for it: work those steps owed, so that the next
         round's time is that of a round of its k. Before the first drafting round this is the deferred
-        prefill. A no-op after a drafting round (1 or 2 pending)."""
+        prefill. A no-op after a drafting round (1 or 2 pending). Returns how many tokens it fed."""
         if self._unfed is not None:
+            fed = len(self._unfed)
             self._feed_unfed()
-            return
+            return fed
         pending = self.seq.pending
         if pending.shape[0] <= 2:
-            return
+            return 0
         self.seq.commit(0, pending[:-1])
         mx.eval(self.seq.extend(EMPTY)[-1:])
         self.seq.commit(pending.shape[0] - 1, pending[-1:])
+        return pending.shape[0] - 1
 
     def step_cost_ratio(self, target) -> float | None:
         """One step of the drafter's model over one of the target's: each model's forward on one token,

@@ -111,8 +111,10 @@ class Drafter:
     def commit(self, accepted: int, token: int, rows: mx.array | None = None) -> None:
         raise NotImplementedError
 
-    def catch_up(self) -> None:
-        """Before a drafting round that follows plain steps: do the work those steps left (default: none)."""
+    def catch_up(self) -> int:
+        """Before a drafting round that follows plain steps: do the work those steps left (default: none);
+        returns how many tokens it fed (what k="auto" prices the next such catch-up by)."""
+        return 0
 
     def would_propose(self) -> bool:
         """Whether a proposal now would hold a draft; read only where `knows_when_idle` is declared."""
@@ -156,9 +158,8 @@ class DeclaredDrafter(Drafter):
         else:
             self.inner.commit(accepted, token, rows=rows)
 
-    def catch_up(self) -> None:
-        if self._catch_up is not None:
-            self._catch_up()
+    def catch_up(self) -> int:
+        return int(self._catch_up() or 0) if self._catch_up is not None else 0
 
     def would_propose(self) -> bool:
         return self.inner.would_propose()
