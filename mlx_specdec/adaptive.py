@@ -367,18 +367,20 @@ class AdaptiveK:
             k = 0
         elif self._round <= 2:  # two different k first, so the line has a slope
             k = self.k_start if self._round == 1 else max(1, self.k_start // 2)
-        elif self._round == 3 and self._t0[0] + self._t0_first[0] == 0 and self._draft_ratio != 0.0:
+        elif self._round == 3 and self._fit[0] < 0.5:
+            # and, where both traced (a fresh process), one more at a length already traced: its time is the
+            # first that says what drafting costs (a new length's first round costs up to twice its kind on
+            # a CPU, so the opening's rounds alone price drafting too high). At once: after a drafting round
+            # a model drafter has nothing to catch up (after plain steps, the 1M fed the 5M's 5 tokens for
+            # 6 ms, more than a step).
+            k = max(1, self.k_start // 2)
+        elif self._round <= 4 and self._t0[0] + self._t0_first[0] == 0 and self._draft_ratio != 0.0:
             # and a run of plain steps, timed: what every round is weighed against (a run, not one step:
             # in a fresh process the first traces the step, and a traced step says little). Not for a
             # drafter that costs nothing (prompt lookup): its rounds' line meets k = 0 at an unpipelined
             # plain step, and it takes plain steps of itself where it finds nothing to copy, so the run
             # would only cost a copy request three rounds of copying.
             k, self._plain_left = 0, PROBE_ROUNDS - 1
-        elif self._round == 3 + PROBE_ROUNDS and self._fit[0] < 0.5:
-            # and, where every drafting round so far traced (a fresh process), one more at a length already
-            # traced: its time is the first that says what drafting costs (a new length's first round
-            # costs up to twice its kind on a CPU, so the opening's rounds alone price drafting too high)
-            k = max(1, self.k_start // 2)
         elif self._probe_left:  # the rest of a probe, at the k it started with
             k = self._last
         elif self._plain_left:  # the rest of a look at plain steps
