@@ -200,7 +200,7 @@ def for_pair(target, drafter, sampled: bool = False, **options):
         if earlier is not None:
             adaptive.warm_start(earlier, time_weight=CALIBRATED_TIME_WEIGHT)
             # Another text: where the last one ended on plain steps, look at drafting again soon.
-            adaptive._probe_every = 4 * adaptive.explore_every
+            adaptive._probe_every = adaptive.probe_interval
             adaptive._next_probe = adaptive._round + adaptive.explore_every
     memory[key] = adaptive  # the live estimate: the next generation starts from wherever this one ends
     return adaptive

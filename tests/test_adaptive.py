@@ -646,6 +646,25 @@ def test_a_drafter_that_costs_nothing_opens_without_a_timed_run_of_plain_steps()
         assert (k > 0) if third == "drafts" else (k == third and ctrl._plain_left == PROBE_ROUNDS - 1)
 
 
+def test_a_drafter_that_costs_nothing_is_probed_four_times_as_often():
+    """While plain steps are best, a drafter that costs nothing (its probe costs only verification) is
+    looked at again every explore_every rounds before any back-off, not every 4 x explore_every: where the
+    text starts to repeat later, prompt lookup finds it sooner. The budget still paces the probes."""
+    def probes(ratio):
+        ctrl = AdaptiveK(k_max=16)
+        ctrl.step_cost_ratio(ratio)
+        for _ in range(120):
+            k = ctrl.choose()
+            ctrl.update(k, 0, 5e-3 if k == 0 else 6e-3 + 1e-4 * k)  # every draft rejected
+        h = ctrl.history
+        # a probe: a drafting round after a run of at least five plain steps
+        return ctrl.probe_interval, [i for i in range(5, len(h)) if h[i] and not any(h[i - 5 : i])]
+
+    (free_every, free), (costly_every, costly) = probes(0.0), probes(None)
+    assert free_every == AdaptiveK().explore_every and costly_every == 4 * free_every
+    assert free and costly and free[0] < costly[0] and len(free) > len(costly)
+
+
 def test_the_measured_step_cost_is_kept_with_the_estimates():
     """The calibration file's entry holds the ratio, so a calibrated generation does not measure again."""
     first = feed(AdaptiveK(k_max=8), 30, accept_rate=0.5, t0=4e-3, per_draft=1e-3, base=5e-3)
