@@ -378,12 +378,14 @@ class AdaptiveK:
             k = 0
         elif self._round <= 2:  # two different k first, so the line has a slope
             k = self.k_start if self._round == 1 else max(1, self.k_start // 2)
-        elif self._round == 3 and self._fit[0] < 0.5:
-            # and, where both traced (a fresh process), one more at a length already traced: its time is the
-            # first that says what drafting costs (a new length's first round costs up to twice its kind on
-            # a CPU, so the opening's rounds alone price drafting too high). At once: after a drafting round
-            # a model drafter has nothing to catch up (after plain steps, the 1M fed the 5M's 5 tokens for
-            # 6 ms, more than a step).
+        elif self._round >= 3 and self._fit[0] < 0.5 and self._longest and not self._probe_left:
+            # and, while every drafting round so far traced (a fresh process), one more at a length already
+            # traced: its time is the first that says what drafting costs (a new length's first round costs
+            # up to twice its kind on a CPU: priced from the opening's rounds alone, prompt lookup for the 5M
+            # never drafted again, 0.92x where k = 8 gives 1.27x). At once: after a drafting round a model
+            # drafter has nothing to catch up (after plain steps, the 1M fed the 5M's 5 tokens for 6 ms, more
+            # than a step). Asked again each round until it happens: prompt lookup takes plain steps while it
+            # finds nothing to copy, and a grown buffer traces again.
             k = max(1, self.k_start // 2)
         elif self._round <= 4 and self._t0[0] + self._t0_first[0] == 0 and not (
                 self._draft_ratio == 0.0 and not any(self._fails)):

@@ -646,6 +646,23 @@ def test_a_drafter_that_costs_nothing_opens_without_a_timed_run_of_plain_steps()
         assert (k > 0) if third == "drafts" else (k == third and ctrl._plain_left == PROBE_ROUNDS - 1)
 
 
+def test_while_every_drafting_round_traced_the_next_one_drafts_at_a_length_already_traced():
+    """In a fresh process the opening's rounds trace: until one round of drafting is timed clean, auto asks
+    for a length already traced, round after round (prompt lookup meanwhile takes plain steps where it has
+    nothing to copy), and only then weighs drafting against plain steps."""
+    ctrl = AdaptiveK(k_max=16)
+    ctrl.step_cost_ratio(0.0)
+    for _ in range(2):
+        k = ctrl.choose()
+        ctrl.update(k, 0, 30e-3, traced=True)  # rejected, and traced: priced at 6x a plain step
+    for _ in range(10):  # nothing to copy: plain steps, while auto keeps asking for the traced length
+        assert ctrl.choose() == ctrl.k_start // 2
+        ctrl.update(0, 0, 5e-3)
+    assert ctrl.choose() == 2
+    ctrl.update(2, 2, 6e-3)  # the clean round
+    assert ctrl._fit[0] >= 0.5 and ctrl.round_time(2) < 10e-3  # priced by the clean round, not the traced ones
+
+
 def test_a_drafter_that_costs_nothing_is_probed_four_times_as_often():
     """While plain steps are best, a drafter that costs nothing (its probe costs only verification) is
     looked at again every explore_every rounds before any back-off, not every 4 x explore_every: where the
