@@ -71,7 +71,7 @@ decoding's time so far plus LOSS_ALLOWANCE steps) pays for probes and stops
 drafting that loses more than it (a model drafter's catch-up over plain steps'
 tokens is charged to it, `charge`; its deferred prefill, the price of trying it
 at all, is not); and
-`calibration.for_pair` starts from the calibration file's entry for the pair
+`schedules.for_pair` starts from the calibration file's entry for the pair
 (mlx_specdec.calibration), which `finish()` writes. Knowing nothing yet, the
 loop first measures what one step of a model drafter at least half its target's
 size costs against one target step (`step_cost_ratio`, about two steps): where
@@ -552,20 +552,3 @@ class FixedK:
 
 AdaptiveK.learns = True  # it times rounds: the loop pays a drafter's catch-up before starting a round's clock
 HeuristicK.learns = True
-
-
-def schedule_for(k, target, drafter, *, sampled: bool, quiet: bool):
-    """The choice of k behind one interface (`choose()`, `update(drafted, accepted, seconds, traced)`,
-    `finish()` when the generation ends, `learns`, and for a schedule that learns `charge(seconds, tokens, budget)`,
-    `wants_step_cost` and `step_cost_ratio(ratio)`):
-    FixedK for an integer, AdaptiveK for "auto" (warm-started per pair, except in an instrumented run,
-    whose rounds are slower: it neither learns from nor teaches the next one), HeuristicK for "heuristic"."""
-    if k == "auto":
-        if not quiet:
-            return AdaptiveK()
-        from . import calibration
-
-        return calibration.for_pair(target, drafter, sampled=sampled)
-    if k == "heuristic":
-        return HeuristicK()
-    return FixedK(k)

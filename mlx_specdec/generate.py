@@ -28,7 +28,7 @@ from typing import Iterable, Iterator
 
 import mlx.core as mx
 
-from .adaptive import schedule_for
+from .schedules import schedule_for
 from .distributed import ranks_of
 from .drafters import as_drafter, is_drafter
 from .errors import IncompatibleModelsError, SpecDecError

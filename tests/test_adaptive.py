@@ -470,7 +470,7 @@ def test_a_model_drafter_catches_up_outside_the_round_it_times(monkeypatch):
     (Fake clock: a target pass 1 s + 0.5 s a row, a drafter pass 0.3 s + 0.1 s a row.)"""
     import importlib
 
-    from mlx_specdec import adaptive
+    from mlx_specdec import schedules
 
     seen = []
 
@@ -483,7 +483,7 @@ def test_a_model_drafter_catches_up_outside_the_round_it_times(monkeypatch):
             self._round += 1
             return [2, 2, 0, 0, 0][self._round % 5]
 
-    monkeypatch.setattr(adaptive, "AdaptiveK", Recording)
+    monkeypatch.setattr(schedules, "AdaptiveK", Recording)
     clock = [0.0]
     monkeypatch.setattr(importlib.import_module("mlx_specdec.generate").time, "perf_counter", lambda: clock[0])
     target, drafter = CostedLM(clock, 1.0, 0.5, 8, seed=3, sharpness=3.0), CostedLM(clock, 0.3, 0.1, 8, seed=4)
@@ -514,7 +514,7 @@ def test_a_model_drafter_runs_nothing_until_a_round_drafts(plain_rounds, monkeyp
         def charge(self, seconds, tokens=0, budget=True):
             charged.append((tokens, budget))
 
-    monkeypatch.setattr(importlib.import_module("mlx_specdec.calibration"), "for_pair",
+    monkeypatch.setattr(importlib.import_module("mlx_specdec.schedules"), "for_pair",
                         lambda *a, **kw: PlainFirst())
     target, small = TableLM(8, seed=3), TableLM(8, seed=4)
     drafter = ModelDrafter(small, "cache")
@@ -531,7 +531,7 @@ def test_a_model_drafter_runs_nothing_until_a_round_drafts(plain_rounds, monkeyp
 
 
 def test_a_generation_starts_from_what_the_last_one_of_the_same_pair_learned():
-    from mlx_specdec.calibration import for_pair
+    from mlx_specdec.schedules import for_pair
     from mlx_specdec.drafters import ModelDrafter, PromptLookupDrafter
 
     target, small = TableLM(8, seed=3), TableLM(8, seed=4)

@@ -9,7 +9,8 @@ import pytest
 
 from mlx_specdec import adaptive, calibration, speculative_generate
 from mlx_specdec.adaptive import LOSS_ALLOWANCE, LOSS_BUDGET, AdaptiveK
-from mlx_specdec.calibration import for_pair
+from mlx_specdec import schedules
+from mlx_specdec.schedules import for_pair
 from mlx_specdec.loading import load
 
 # ---------------------------------------------------------------- the rule, on the costs of each regime
@@ -159,7 +160,7 @@ def test_a_generation_writes_its_estimates_and_the_next_process_starts_from_them
     target, drafter = _fresh_pair(tiny_store)  # "the next process"
     later = for_pair(target, adaptive_drafter(drafter))
     kept = AdaptiveK.restore(entry["snapshot"])
-    assert later._fit[0] == pytest.approx(min(calibration.CALIBRATED_TIME_WEIGHT, kept._fit[0]))
+    assert later._fit[0] == pytest.approx(min(schedules.CALIBRATED_TIME_WEIGHT, kept._fit[0]))
     assert later.round_time(1) == pytest.approx(kept.round_time(1))
     assert later._round == 2  # the opening rounds are skipped: the costs are known
 
@@ -172,7 +173,7 @@ def adaptive_drafter(model):
 
 def test_the_key_names_the_target_the_drafter_the_machine_the_dtype_and_the_mode(tiny_store, calfile, monkeypatch):
     target, drafter = _fresh_pair(tiny_store)
-    ident = calibration.drafter_identity(adaptive_drafter(drafter))
+    ident = schedules.drafter_identity(adaptive_drafter(drafter))
     key = calibration.pair_key(target, ident, sampled=False)
     assert key == calibration.pair_key(_fresh_pair(tiny_store)[0], ident, sampled=False)
     assert key != calibration.pair_key(target, ident, sampled=True)
@@ -292,7 +293,7 @@ def test_the_loop_flags_the_rounds_that_traced_a_compiled_step(tiny_store, calfi
             seen.append((drafted, traced))
             super().update(drafted, accepted, seconds, traced)
 
-    monkeypatch.setattr(calibration, "for_pair", lambda *a, **kw: Recording())
+    monkeypatch.setattr(schedules, "for_pair", lambda *a, **kw: Recording())
     target, drafter = _fresh_pair(tiny_store)
     before = traces()
     speculative_generate(target, drafter, [1, 5, 9, 3], 24, k="auto")

@@ -12,7 +12,8 @@ import pytest
 
 from mlx_specdec import speculative_generate
 from mlx_specdec.generate import speculative_stream
-from mlx_specdec.adaptive import AdaptiveK, FixedK, HeuristicK, schedule_for
+from mlx_specdec.adaptive import AdaptiveK, FixedK, HeuristicK
+from mlx_specdec.schedules import schedule_for
 from mlx_specdec.drafters import (DeclaredDrafter, Drafter, ModelDrafter, MTPDrafter, NativeMTPDrafter,
                                   PromptLookupDrafter, as_drafter, is_drafter)
 from mlx_specdec.instruments import Instruments, RoundProfile

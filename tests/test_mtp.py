@@ -310,7 +310,7 @@ def test_pipelined_plain_steps_leave_the_head_on_the_row_of_the_step_that_made_e
         def finish(self):
             pass
 
-    monkeypatch.setattr(importlib.import_module("mlx_specdec.calibration"), "for_pair", lambda *a, **kw: Scripted())
+    monkeypatch.setattr(importlib.import_module("mlx_specdec.schedules"), "for_pair", lambda *a, **kw: Scripted())
     head = leaky_echo_head(base)
     drafter = MTPDrafter(head, max_depth=3)
     ctx = list(PROMPTS[1])
