@@ -140,7 +140,7 @@ def speculative_stream(
                 # on a tiny pair is several plain steps and would leave no budget to find its profit.)
                 fed = drafter.catch_up()
                 now = time.perf_counter()
-                run.schedule.charge(now - started, fed or 0, budget=run.entered)
+                run.schedule.charge(now - started, fed, budget=run.entered)
                 run.entered = True
                 started, traced_before = now, traces()
             if drafter is not None:
