@@ -169,6 +169,12 @@ def init_from_target(model: Eagle3Model, target, vocab: mx.array) -> None:
         model.norm.weight = (final(ones) * math.sqrt(1.0 + eps)).astype(model.norm.weight.dtype)
 
 
+def missing_rows(keys: list[bytes], kept: dict) -> list[int]:
+    """The index of each distinct key not in `kept` (its first occurrence): the rows a frozen model must
+    still be run over, once each."""
+    return list({k: i for i, k in reversed(list(enumerate(keys))) if k not in kept}.values())
+
+
 class TargetCache:
     """Each row's target pass (features, draft-vocabulary log-probabilities, top-1), kept after its first: the
     target is frozen, so every later epoch reads it back instead of running the target again (a SmolLM2 pass
@@ -181,7 +187,7 @@ class TargetCache:
 
     def __call__(self, rows: np.ndarray):
         keys = [r.tobytes() for r in rows]
-        missing = list({k: i for i, k in reversed(list(enumerate(keys))) if k not in self.rows}.values())
+        missing = missing_rows(keys, self.rows)
         if missing:
             t0 = time.perf_counter()
             feats, logp, top = target_pass(self.target, self.layers, mx.array(rows[missing, 0]), self.vocab)

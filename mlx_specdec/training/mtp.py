@@ -229,8 +229,10 @@ class ChatHeadTask(HeadTask):
         self.trunk_s = 0.0
 
     def hidden(self, rows: np.ndarray) -> mx.array:
+        from .eagle3 import missing_rows
+
         keys = [r.tobytes() for r in rows]
-        missing = list({k: i for i, k in reversed(list(enumerate(keys))) if k not in self.trunk}.values())
+        missing = missing_rows(keys, self.trunk)
         if missing:
             t0 = time.perf_counter()
             hidden = self.base.model(mx.array(rows[missing, 0])).astype(mx.float16)
