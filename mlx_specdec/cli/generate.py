@@ -38,14 +38,14 @@ def _parser():
     finite = number(float)
     p = Parser(
         prog="python -m mlx_specdec.generate",
-        description="Lossless speculative decoding with MLX. Defaults to the shipped StoryLM pair (1M drafts for 5M).",
+        description="Lossless speculative decoding with MLX. Defaults to the shipped StoryLM 5M, its own MTP head drafting.",
     )
     p.add_argument("--model", help="target: a model-store folder, an mlx-lm folder or a hub id (default: storylm-5m)")
     p.add_argument(
         "--draft-model",
         help="drafter: a model sharing the target's tokenizer, an MTP head folder (e.g. storylm-5m-mtp, or a "
         "checkpoint's own MTP layer from `convert --mtp-only`), an EAGLE-3 or block (DFlash) drafter folder (ours or "
-        "a published layout), or 'prompt-lookup' (default: storylm-1m-distilled with the default target)",
+        "a published layout), or 'prompt-lookup' (default: storylm-5m-mtp with the default target)",
     )
     p.add_argument("--no-draft", action="store_true", help="plain decoding of the target, no speculation")
     p.add_argument("-k", "--num-draft-tokens", type=_draft_tokens, default=None,
