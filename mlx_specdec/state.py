@@ -471,7 +471,9 @@ def compiled_step_works(model) -> bool:
 
     Models that build their own masks or use the cache offset as a Python int
     (e.g. learned positions) either fail to trace or attend to masked rows;
-    a two-token probe catches both. The answer is remembered on the model.
+    a two-token probe catches both. The answer is remembered on the model and,
+    for a model loaded from a folder, in the calibration file
+    (`calibration.probe_verdict`), so later processes skip the probe.
     A sharded model is never compiled: its layers run collectives, which one
     rank's probe must not trace.
     """
@@ -480,6 +482,20 @@ def compiled_step_works(model) -> bool:
     known = getattr(model, "_specdec_compiled_ok", None)
     if known is not None:
         return known
+    from . import calibration
+
+    ok = calibration.probe_verdict(model, "compiled_step")  # asked in an earlier process (a model from a folder)
+    if ok is None:
+        ok = _probe_compiled_step(model)
+        calibration.save_probe_verdict(model, "compiled_step", ok)
+    try:
+        model._specdec_compiled_ok = ok
+    except AttributeError:
+        pass
+    return ok
+
+
+def _probe_compiled_step(model) -> bool:
     try:
         seq = CompiledKVSequence(model)
         seq.prefill([1, 2])
@@ -487,14 +503,9 @@ def compiled_step_works(model) -> bool:
         reference = CacheSequence(model)
         reference.prefill([1, 2])
         expected = reference.extend(mx.array([3], dtype=mx.int32))
-        ok = bool(mx.allclose(probe, expected, atol=1e-3, rtol=1e-3).item())
+        return bool(mx.allclose(probe, expected, atol=1e-3, rtol=1e-3).item())
     except Exception:  # noqa: BLE001 - any failure means "use the plain cache"
-        ok = False
-    try:
-        model._specdec_compiled_ok = ok
-    except AttributeError:
-        pass
-    return ok
+        return False
 
 
 def _auto_sequence(model) -> Sequence:

@@ -231,6 +231,39 @@ def test_a_stale_entry_is_ignored_in_one_line_and_replaced(tiny_store, calfile, 
     assert for_pair(target, adaptive_drafter(drafter))._round == 0
 
 
+def test_a_models_compiled_step_verdict_is_kept_for_the_next_process(tiny_store, calfile, monkeypatch):
+    """The compiled-step probe (a trace and two short passes: 0.34 s for SmolLM2) runs once per model and
+    machine; later processes read its verdict. Another mlx-lm asks again; a kept "no" is believed; a model
+    built in memory has no identity and is probed every time, writing nothing."""
+    from mlx_specdec import state
+    from mlx_specdec.models.storylm import build, preset
+
+    calls = []
+    probe = state._probe_compiled_step
+    monkeypatch.setattr(state, "_probe_compiled_step", lambda model: calls.append(model) or probe(model))
+    target, _ = _fresh_pair(tiny_store)
+    assert state.compiled_step_works(target) is True and len(calls) == 1
+    target, _ = _fresh_pair(tiny_store)  # the next process
+    assert state.compiled_step_works(target) is True and len(calls) == 1
+    data = json.loads(calfile.read_text())
+    assert data["entries"] == {} and len(data["probes"]) == 1
+    (key,) = data["probes"]
+    data["probes"][key]["versions"]["mlx_lm"] = "0.0.1"
+    calfile.write_text(json.dumps(data))
+    target, _ = _fresh_pair(tiny_store)
+    assert state.compiled_step_works(target) is True and len(calls) == 2
+    data = json.loads(calfile.read_text())
+    data["probes"][key]["ok"] = False
+    calfile.write_text(json.dumps(data))
+    target, _ = _fresh_pair(tiny_store)
+    assert type(state.make_sequence(target, "auto")) is state.CacheSequence and len(calls) == 2
+
+    before = calfile.read_text()
+    for _ in range(2):
+        assert state.compiled_step_works(build(preset("storylm-tiny", vocab_size=64), seed=3)) is True
+    assert len(calls) == 4 and calfile.read_text() == before
+
+
 def test_calibration_turned_off_reads_and_writes_nothing(tiny_store, calfile, monkeypatch):
     from mlx_specdec.cli.generate import main
 
