@@ -92,32 +92,41 @@ def measure_pair(target: str, drafter: str, sets, n: int, max_tokens: int, ks: l
     for set_name in sets:
         prompts = prompts_for(target, set_name, n)
         calibrated = str(work / f"{target}--{drafter}--{set_name}.json")
+        # The models' one-time probe verdicts (calibration.probe_verdict), as any machine keeps them after its
+        # first run: plain and fixed k run with them. A fixed-k run writes them and no pair entry.
+        machine = str(work / f"machine-{target}-{drafter}.json")
+        run_cli(target, drafter, prompts[-1][1], prompts[-1][2], max_tokens, ks[0], machine)
         # The first-ever run of the pair on this machine, on a prompt not measured: it writes the file.
         run_cli(target, drafter, prompts[-1][1], prompts[-1][2], max_tokens, "auto", calibrated)
         rows = []
         for i, (pid, text, flags) in enumerate(prompts[:n]):
-            cold = str(work / f"cold-{target}-{drafter}-{set_name}-{i}.json")  # never written before this run
-            runs = [("plain", None, None, "off"), ("auto cold", drafter, "auto", cold),
-                    ("auto calibrated", drafter, "auto", calibrated)] + [(f"k={k}", drafter, k, "off") for k in ks]
+            # never written before this run: a fresh machine's first auto run, and its first plain run
+            cold = str(work / f"cold-{target}-{drafter}-{set_name}-{i}.json")
+            cold_plain = str(work / f"cold-plain-{target}-{drafter}-{set_name}-{i}.json")
+            runs = [("plain", None, None, machine), ("plain cold", None, None, cold_plain),
+                    ("auto cold", drafter, "auto", cold), ("auto calibrated", drafter, "auto", calibrated)]
+            runs += [(f"k={k}", drafter, k, machine) for k in ks]
             tries = {name: [] for name, *_ in runs}
             for r in range(repeats):  # in an order that rotates from prompt to prompt and repeat to repeat
                 shift = (i + r) % len(runs)
                 for name, d, k, cal in runs[shift:] + runs[:shift]:
                     say(f"{target} / {drafter} / {set_name} / {pid}: {name}" + (f" ({r + 1}/{repeats})" if repeats > 1 else ""))
-                    if name == "auto cold" and r:
-                        Path(cold).unlink(missing_ok=True)  # each cold run starts with no file (this run wrote it)
+                    if cal in (cold, cold_plain):
+                        Path(cal).unlink(missing_ok=True)  # each cold run starts with no file (a run wrote it)
                     tries[name].append(run_cli(target, d, text, flags, max_tokens, k, cal))
             # each run's median process by tokens/s (outputs are checked on every process)
             got = {name: {**sorted(t, key=lambda x: x["tokens_per_s"])[len(t) // 2],
                           "ids_all": [x["ids"] for x in t]} for name, t in tries.items()}
             plain = got["plain"]
+            # auto cold against the plain process on a machine as fresh (no file, so its probes run too)
+            baseline = {name: got["plain cold"] if name == "auto cold" else plain for name in got}
             best = max((f"k={k}" for k in ks), key=lambda name: got[name]["tokens_per_s"])
             rows.append({
                 "prompt": pid,
                 "plain_tokens_per_s": plain["tokens_per_s"],
                 "best_fixed": best,
                 "runs": {name: {"tokens_per_s": r["tokens_per_s"], "tokens_per_pass": r["tokens_per_pass"],
-                                "speedup": r["tokens_per_s"] / plain["tokens_per_s"],
+                                "speedup": r["tokens_per_s"] / baseline[name]["tokens_per_s"],
                                 "identical": all(ids == plain["ids"] for ids in r["ids_all"] + plain["ids_all"])}
                          for name, r in got.items() if name != "plain"},
             })
@@ -148,6 +157,13 @@ def _repeats(header: dict) -> str:
     return f", each figure the median of {r} processes" if r > 1 else ""
 
 
+def _cold_plain(header: dict) -> str:
+    if not header.get("cold_plain"):  # a file from before the probe verdicts were kept: one plain process
+        return ""
+    return (", over a plain process with no file either (plain and fixed k otherwise keep the models' one-time "
+            "probe verdicts, as a machine does after its first run)")
+
+
 def render(result: dict) -> str:
     h = result["header"]
     ks = h["ks"]
@@ -163,8 +179,9 @@ def render(result: dict) -> str:
         f"# The CLI's defaults in fresh processes ({h['date']}, {where(h)}, git {h['commit']})", "",
         f"Every figure is one `python -m mlx_specdec.generate --json` process's tokens/s over the plain process of "
         f"the same prompt (`--no-draft`), median over {h['prompts']} prompts a set, {h['max_tokens']} new tokens at "
-        f"most, greedy{_repeats(h)}. auto, cold: no calibration file (the first generation on a fresh machine); auto, "
-        "calibrated: the file the pair's earlier runs left. Command: `" + h["command"] + "`.", "",
+        f"most, greedy{_repeats(h)}. auto, cold: no calibration file (the first generation on a fresh machine)"
+        f"{_cold_plain(h)}; auto, calibrated: the file the pair's earlier runs left. Command: `" + h["command"] + "`.",
+        "",
         *markdown_table(head, body), ""])
 
 
@@ -183,8 +200,8 @@ def readme_block(result: dict, rel: str) -> str:
     identical = all(e["summary"]["identical"] for e in result["pairs"])
     return "\n".join([
         f"Fresh processes, {h['date']}, {where(h)}, greedy{_repeats(h)}, {h['max_tokens']} new tokens at most, median over "
-        f"{h['prompts']} prompts a set of each process's tokens/s over a `--no-draft` process on the same prompt "
-        f"(best fixed k: of {', '.join(f'k={k}' for k in h['ks'])}, per prompt; its column names the best median)"
+        f"{h['prompts']} prompts a set of each process's tokens/s over a `--no-draft` process on the same prompt"
+        f"{_cold_plain(h)} (best fixed k: of {', '.join(f'k={k}' for k in h['ks'])}, per prompt; its column names the best median)"
         f"{'; every output identical to plain greedy' if identical else '; SOME OUTPUTS DIFFER FROM PLAIN GREEDY'}. "
         f"From [`{rel}`]({rel}) (`{h['command']}`).", "",
         *markdown_table(head, body, right=5)])
@@ -220,7 +237,8 @@ def main(argv=None) -> int:
         for target, drafter, sets in pairs:
             results += measure_pair(target, drafter, sets, args.prompts, args.max_tokens, ks, Path(work), say,
                                     repeats=args.repeats)
-    header = {"prompts": args.prompts, "max_tokens": args.max_tokens, "ks": ks, "repeats": args.repeats}
+    header = {"prompts": args.prompts, "max_tokens": args.max_tokens, "ks": ks, "repeats": args.repeats,
+              "cold_plain": True}
     text = save_results(args.out, "fresh", header, {"pairs": results}, "bench.fresh", argv, render)
     print(text)
     return 0
