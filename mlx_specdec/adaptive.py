@@ -152,6 +152,7 @@ class AdaptiveK:
     # have made since the last drafting round (what the next one would feed it).
     _catch_up: list = field(default_factory=lambda: [0.0, 0.0], init=False)
     _unseen: int = field(default=0, init=False)
+    _entry: float = field(default=0.0, init=False)  # seconds of plain steps to run before drafting starts
 
     def __post_init__(self):
         if self.k_max < 1 or not 0 <= self.k_start <= self.k_max:
@@ -237,6 +238,17 @@ class AdaptiveK:
         0.96 of the best fixed k (lowest 0.91) probing every 32 rounds, 0.98 (0.95) every 8; on Gemma's 0.88
         (0.76) and 0.94 (0.92); within 0.004 at constant acceptance 0.05, 0.6 and 0.85."""
         return self.explore_every if self._draft_ratio == 0.0 else 4 * self.explore_every
+
+    def price_entry(self, prefill_seconds: float, tokens: int) -> None:
+        """A drafter whose start is deferred (a separate model: its prefill over the prompt's `tokens`, its
+        set-up, its first traces) is tried only once plain steps have cost about as much as that start (ski
+        rental): what a token of its catch-ups has cost times `tokens`, or before any was timed the target's
+        own prefill of them (the 5M's 59 ms on a 166-token copy prompt, where the 1M's start cost 63: 28 ms
+        catching up, 20 probing, 15 tracing). A generation shorter than that never pays the start (StoryLM's
+        copy requests end after 1-13 tokens: the distilled 1M cold was 0.48x plain on one), a longer one
+        forgoes at most the profit of those steps."""
+        fed, seconds = self._catch_up
+        self._entry = tokens * seconds / fed if fed > 0 else prefill_seconds
 
     def can_pay(self) -> bool:
         """Whether drafting could beat plain steps at all, by SWITCH_MARGIN, judged from the drafter's
@@ -373,6 +385,10 @@ class AdaptiveK:
         return self._best
 
     def choose(self) -> int:
+        if self._entry > 0 and self.can_pay():  # plain steps before a deferred start (price_entry): no round yet
+            self._last = 0
+            self.history.append(0)
+            return 0
         self._round += 1
         if not self.can_pay():  # a drafter as slow as its target: no round of it could pay
             k = 0
@@ -466,6 +482,7 @@ class AdaptiveK:
             self._draft_seconds += seconds
             self._draft_tokens += 1 + accepted
         if drafted == 0:  # a plain step: its time, and nothing about acceptance
+            self._entry -= seconds
             t0 = self._t0 if self._plain_run else self._t0_first
             if t0[0] >= 1.0:  # a spike (the machine busy elsewhere) is not what a step costs
                 seconds = min(seconds, SPIKE_CAP * t0[1] / t0[0])
@@ -527,6 +544,9 @@ class HeuristicK:
     wants_step_cost = False  # it never reads a clock
 
     def charge(self, seconds: float, tokens: int = 0, budget: bool = True) -> None:
+        pass
+
+    def price_entry(self, prefill_seconds: float, tokens: int) -> None:
         pass
 
     def finish(self) -> None:

@@ -103,7 +103,10 @@ def speculative_stream(
               None if policy.greedy else seed_key(seed))
     plain = PlainSteps(run, sharded=ranks is not None)
 
+    began = time.perf_counter()
     target_seq.prefill(prompt)
+    if drafter is not None and run.schedule.learns and drafter.defers_prefill:
+        run.schedule.price_entry(time.perf_counter() - began, len(prompt))  # plain steps first, for a while
     if drafter is not None and run.schedule.learns and run.schedule.wants_step_cost:
         # k="auto" knowing nothing yet: one drafter step against one target step, before any round (after
         # the prefill, which pays the process's first-call costs that would otherwise weigh on one side)

@@ -37,10 +37,13 @@ def auto(regime: dict) -> AdaptiveK:
     return ctrl
 
 
-def simulate(ctrl, rounds: int, accept: float, t0: float, cost, trace: float, grow: int = 32, seed: int = 0):
+def simulate(ctrl, rounds: int, accept: float, t0: float, cost, trace: float, grow: int = 32, seed: int = 0,
+             start: float = 0.0, prompt: int = 0):
     """Run `ctrl` for `rounds` rounds on a simulated pair: each draft accepted with probability `accept`
     (independently, a seeded generator: every schedule sees the same draws), a plain step t0, a round of k
-    drafts cost(k); the first round at each (block length, buffer size) pays `trace` more and says so.
+    drafts cost(k); the first round at each (block length, buffer size) pays `trace` more and says so; the
+    first drafting round pays `start` more (a model drafter's catch-up over the `prompt` and the tokens so
+    far, charged as the loop charges it).
     Returns (seconds, tokens, seconds plain decoding takes for those tokens, its own traces included)."""
     draws = random.Random(seed)
     seen, seconds, tokens, plain_traces = set(), 0.0, 0, set()
@@ -53,6 +56,9 @@ def simulate(ctrl, rounds: int, accept: float, t0: float, cost, trace: float, gr
         accepted = 0
         while accepted < k and draws.random() < accept:
             accepted += 1
+        if k and start:
+            ctrl.charge(start, prompt + tokens, budget=False)
+            seconds, start = seconds + start, 0.0
         spent = (t0 if k == 0 else cost(k)) + (trace if traced else 0.0)
         ctrl.update(k, accepted, spent, traced=traced)
         seconds += spent
@@ -90,6 +96,34 @@ def test_a_pair_that_pays_is_found_within_the_first_generation(regime):
                     for k in range(1, 17)))
         assert tokens / seconds >= 0.8 * best
         assert tokens / seconds > 1.05 * (tokens / plain)
+
+
+def test_a_deferred_start_waits_until_plain_steps_have_cost_as_much():
+    """Ski rental: a model drafter's start (its prefill over the prompt, set-up, first traces) is tried only
+    once plain steps have cost what the target's own prefill did (nothing timed yet) or what its catch-ups
+    cost a token since: a generation shorter than that is plain decoding exactly (StoryLM's copy requests end
+    after 1-13 tokens), a longer one still finds a pair that pays within the first generation."""
+    r = REGIMES["dispatch (StoryLM 5M, model drafter)"]
+    ctrl = auto(r)
+    ctrl.price_entry(58e-3, 166)  # the 5M's prefill of a 166-token copy prompt
+    ks = []
+    for _ in range(12):
+        ks.append(ctrl.choose())
+        ctrl.update(0, 0, r["t0"])
+    assert ks == [0] * 12 and ctrl.choose() == ctrl.k_start  # 60 ms of plain steps: the opening's first round
+    for n in (1, 5, 11):  # shorter generations: not a round drafts, nothing is paid over plain decoding
+        ctrl = auto(r)
+        ctrl.price_entry(58e-3, 166)
+        seconds, tokens, plain = simulate(ctrl, n, 0.85, r["t0"], r["cost"], 0.0, start=63e-3, prompt=166)
+        assert tokens == n and seconds == pytest.approx(plain)
+    ctrl = auto(r)
+    ctrl.price_entry(58e-3, 166)
+    seconds, tokens, plain = simulate(ctrl, 120, 0.85, r["t0"], r["cost"], r["trace"], start=63e-3, prompt=166)
+    assert tokens / seconds > 1.05 * (tokens / plain)
+    fed, spent = ctrl._catch_up  # the start was timed: a token of it prices the next one
+    assert spent == 63e-3 and 166 < fed < 166 + 12  # (the first plain step traced: fewer than 12 of them)
+    ctrl.price_entry(58e-3, 100)
+    assert ctrl._entry == pytest.approx(100 * spent / fed)
 
 
 def test_a_round_that_traced_barely_moves_the_times():
@@ -308,6 +342,31 @@ def test_the_default_place_is_the_cache_folder(monkeypatch, tmp_path):
 
 
 # ---------------------------------------------------------------- traces
+
+
+def test_the_loop_prices_a_model_drafters_start_with_the_targets_prefill(tiny_store, calfile, monkeypatch):
+    """A model drafter's deferred start is priced once, after the target's prefill, with that prefill's time
+    and the prompt's length; while plain steps have not cost that much every round is a plain step (priced
+    here at a minute: the whole generation is plain decoding, token for token). Prompt lookup, which defers
+    nothing, is never priced."""
+    from mlx_specdec import greedy_generate
+    from mlx_specdec.drafters import PromptLookupDrafter
+
+    asked = []
+
+    class Recording(AdaptiveK):
+        def price_entry(self, prefill_seconds, tokens):
+            asked.append((prefill_seconds, tokens))
+            super().price_entry(60.0 if prefill_seconds > 0 else 0.0, tokens)
+
+    monkeypatch.setattr(schedules, "for_pair", lambda *a, **kw: Recording())
+    target, drafter = _fresh_pair(tiny_store)
+    prompt = [1, 5, 9, 3]
+    out, stats = speculative_generate(target, drafter, prompt, 24, k="auto")
+    assert len(asked) == 1 and asked[0][0] > 0 and asked[0][1] == len(prompt)
+    assert stats.drafted == 0 and stats.target_passes == 24 and out == greedy_generate(target, prompt, 24)
+    speculative_generate(target, PromptLookupDrafter(), prompt, 24, k="auto")
+    assert len(asked) == 1
 
 
 def test_the_loop_flags_the_rounds_that_traced_a_compiled_step(tiny_store, calfile, monkeypatch):

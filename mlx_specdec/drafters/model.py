@@ -23,6 +23,7 @@ class ModelDrafter(Drafter):
     pipelines_plain_steps = True
     proposes_exactly_k = True
     keeps_cache = True
+    defers_prefill = True  # its prefill waits for the first drafting round (see prefill)
 
     def __init__(self, model, strategy="cache"):
         self.model = model

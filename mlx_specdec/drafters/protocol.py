@@ -29,6 +29,7 @@ What a drafter declares, as class attributes the loop reads (never probes):
 | ``feature_layers`` | the target layers whose outputs it reads (a feature drafter, EAGLE-3 style): before ``bind`` the loop asks the target's sequence to capture them in every pass (``target_seq.features``, (T, L * D), the prefill's too); rows of a pipelined plain step reach its commit as ``rows`` |
 | ``proposes_exactly_k`` | it always proposes k drafts when asked for k (a model drafter); under a sharded target it may then draft on rank 0 alone |
 | ``keeps_cache`` | it holds a cache of its own, rolled back in ``commit`` |
+| ``defers_prefill`` | its ``prefill`` only keeps the prompt: the first drafting round's ``catch_up`` feeds it (a separate model), so drafting first costs a start-up that k="auto" weighs before paying it (``price_entry``) |
 
 ``vocab_size`` is the vocabulary of what `propose` returns (None: the
 target's); it must be the target's, since draft ids are target ids. A drafter
@@ -97,6 +98,7 @@ class Drafter:
     feature_layers: tuple[int, ...] = ()
     proposes_exactly_k = False
     keeps_cache = False
+    defers_prefill = False
     vocab_size: int | None = None
 
     def bind(self, target, target_seq) -> None:
@@ -132,7 +134,7 @@ class DeclaredDrafter(Drafter):
 
     def __init__(self, inner):
         self.inner = inner
-        for name in ("pipelines_plain_steps", "reads_hidden", "proposes_exactly_k", "keeps_cache"):
+        for name in ("pipelines_plain_steps", "reads_hidden", "proposes_exactly_k", "keeps_cache", "defers_prefill"):
             setattr(self, name, bool(getattr(inner, name, False)))
         self.feature_layers = tuple(getattr(inner, "feature_layers", ()))
         self.knows_when_idle = callable(getattr(inner, "would_propose", None))
