@@ -70,7 +70,7 @@ one plain step is timed; a loss budget (budget_left: LOSS_BUDGET of plain
 decoding's time so far plus LOSS_ALLOWANCE steps) pays for probes and stops
 drafting that loses more than it (a model drafter's catch-up over plain steps'
 tokens is charged to it, `charge`; its deferred prefill, the price of trying it
-at all, is not); and
+at all, is not, and waits until plain steps have cost about as much: `price_entry`, ski rental); and
 `schedules.for_pair` starts from the calibration file's entry for the pair
 (mlx_specdec.calibration), which `finish()` writes. Knowing nothing yet, the
 loop first measures what one step of a model drafter at least half its target's
@@ -242,13 +242,14 @@ class AdaptiveK:
     def price_entry(self, prefill_seconds: float, tokens: int) -> None:
         """A drafter whose start is deferred (a separate model: its prefill over the prompt's `tokens`, its
         set-up, its first traces) is tried only once plain steps have cost about as much as that start (ski
-        rental): what a token of its catch-ups has cost times `tokens`, or before any was timed the target's
-        own prefill of them (the 5M's 59 ms on a 166-token copy prompt, where the 1M's start cost 63: 28 ms
-        catching up, 20 probing, 15 tracing). A generation shorter than that never pays the start (StoryLM's
-        copy requests end after 1-13 tokens: the distilled 1M cold was 0.48x plain on one), a longer one
-        forgoes at most the profit of those steps."""
+        rental): the target's own prefill of them (the 5M's 59 ms on a 166-token copy prompt, where the 1M's
+        start cost 63: 28 ms catching up, 20 probing, 15 tracing), or what a token of the drafter's catch-ups
+        has cost times `tokens` where that is more (priced at the catch-up alone, a calibrated process still
+        drafted on 9- and 12-token copy requests and paid the traces: 0.70-0.75x plain). A generation
+        shorter than that never pays the start (StoryLM's copy requests end after 1-13 tokens: the distilled
+        1M cold was 0.48x plain on one), a longer one forgoes at most the profit of those steps."""
         fed, seconds = self._catch_up
-        self._entry = tokens * seconds / fed if fed > 0 else prefill_seconds
+        self._entry = max(prefill_seconds, tokens * seconds / fed if fed > 0 else 0.0)
 
     def can_pay(self) -> bool:
         """Whether drafting could beat plain steps at all, by SWITCH_MARGIN, judged from the drafter's

@@ -100,8 +100,8 @@ def test_a_pair_that_pays_is_found_within_the_first_generation(regime):
 
 def test_a_deferred_start_waits_until_plain_steps_have_cost_as_much():
     """Ski rental: a model drafter's start (its prefill over the prompt, set-up, first traces) is tried only
-    once plain steps have cost what the target's own prefill did (nothing timed yet) or what its catch-ups
-    cost a token since: a generation shorter than that is plain decoding exactly (StoryLM's copy requests end
+    once plain steps have cost what the target's own prefill did, or what the drafter's catch-ups cost a token
+    where that is more: a generation shorter than that is plain decoding exactly (StoryLM's copy requests end
     after 1-13 tokens), a longer one still finds a pair that pays within the first generation."""
     r = REGIMES["dispatch (StoryLM 5M, model drafter)"]
     ctrl = auto(r)
@@ -122,8 +122,10 @@ def test_a_deferred_start_waits_until_plain_steps_have_cost_as_much():
     assert tokens / seconds > 1.05 * (tokens / plain)
     fed, spent = ctrl._catch_up  # the start was timed: a token of it prices the next one
     assert spent == 63e-3 and 166 < fed < 166 + 12  # (the first plain step traced: fewer than 12 of them)
-    ctrl.price_entry(58e-3, 100)
+    ctrl.price_entry(1e-3, 100)
     assert ctrl._entry == pytest.approx(100 * spent / fed)
+    ctrl.price_entry(58e-3, 100)
+    assert ctrl._entry == 58e-3
 
 
 def test_a_round_that_traced_barely_moves_the_times():
