@@ -157,10 +157,10 @@ def _repeats(header: dict) -> str:
     return f", each figure the median of {r} processes" if r > 1 else ""
 
 
-def _cold_plain(header: dict) -> str:
+def _cold_plain(header: dict, lead: str = ", over") -> str:
     if not header.get("cold_plain"):  # a file from before the probe verdicts were kept: one plain process
         return ""
-    return (", over a plain process with no file either (plain and fixed k otherwise keep the models' one-time "
+    return (f"{lead} a plain process with no file either (plain and fixed k otherwise keep the models' one-time "
             "probe verdicts, as a machine does after its first run)")
 
 
@@ -201,7 +201,7 @@ def readme_block(result: dict, rel: str) -> str:
     return "\n".join([
         f"Fresh processes, {h['date']}, {where(h)}, greedy{_repeats(h)}, {h['max_tokens']} new tokens at most, median over "
         f"{h['prompts']} prompts a set of each process's tokens/s over a `--no-draft` process on the same prompt"
-        f"{_cold_plain(h)} (best fixed k: of {', '.join(f'k={k}' for k in h['ks'])}, per prompt; its column names the best median)"
+        f"{_cold_plain(h, '; auto cold over')} (best fixed k: of {', '.join(f'k={k}' for k in h['ks'])}, per prompt; its column names the best median)"
         f"{'; every output identical to plain greedy' if identical else '; SOME OUTPUTS DIFFER FROM PLAIN GREEDY'}. "
         f"From [`{rel}`]({rel}) (`{h['command']}`).", "",
         *markdown_table(head, body, right=5)])
