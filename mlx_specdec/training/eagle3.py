@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import json
 import math
-import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -45,6 +44,7 @@ from ..models.eagle3 import Eagle3Config, Eagle3Model, default_target_layers
 from . import loop
 from .chat_corpus import corpus_target, read_corpus, token_counts
 from .distill import target_identity
+from .rows import RowCache
 
 PROG = "mlx-specdec eagle train"
 CURVES = "curves.csv"
@@ -169,40 +169,22 @@ def init_from_target(model: Eagle3Model, target, vocab: mx.array) -> None:
         model.norm.weight = (final(ones) * math.sqrt(1.0 + eps)).astype(model.norm.weight.dtype)
 
 
-def missing_rows(keys: list[bytes], kept: dict) -> list[int]:
-    """The index of each distinct key not in `kept` (its first occurrence): the rows a frozen model must
-    still be run over, once each."""
-    return list({k: i for i, k in reversed(list(enumerate(keys))) if k not in kept}.values())
-
-
-class TargetCache:
+class TargetCache(RowCache):
     """Each row's target pass (features, draft-vocabulary log-probabilities, top-1), kept after its first: the
     target is frozen, so every later epoch reads it back instead of running the target again (a SmolLM2 pass
     costs about what the drafter's whole training step does). Log-probabilities are kept in float16."""
 
     def __init__(self, target, layers, vocab: mx.array):
         self.target, self.layers, self.vocab = target, layers, vocab
-        self.rows: dict[bytes, tuple] = {}
-        self.seconds, self.computed = 0.0, 0
+        super().__init__(self._target_pass)
+
+    def _target_pass(self, rows: np.ndarray) -> tuple:
+        feats, logp, top = target_pass(self.target, self.layers, mx.array(rows[:, 0]), self.vocab)
+        return feats, logp.astype(mx.float16), top
 
     def __call__(self, rows: np.ndarray):
-        keys = [r.tobytes() for r in rows]
-        missing = missing_rows(keys, self.rows)
-        if missing:
-            t0 = time.perf_counter()
-            feats, logp, top = target_pass(self.target, self.layers, mx.array(rows[missing, 0]), self.vocab)
-            logp = logp.astype(mx.float16)
-            mx.eval(feats, logp, top)
-            self.seconds += time.perf_counter() - t0
-            self.computed += len(missing)
-            for j, i in enumerate(missing):
-                self.rows[keys[i]] = (feats[j], logp[j], top[j])
-        parts = [self.rows[k] for k in keys]
-        feats, logp, top = (mx.stack([p[n] for p in parts]) for n in range(3))
+        feats, logp, top = super().__call__(rows)
         return feats, logp.astype(mx.float32), top
-
-    def seconds_per_row(self) -> float:
-        return self.seconds / max(self.computed, 1)
 
 
 # ---------------------------------------------------------------- the training-time test
@@ -344,10 +326,10 @@ class FeatureTask(loop.Task):
         return self.cache(rows)
 
     def one_time_s(self, rows: np.ndarray) -> float:
-        if self.cache is None:
-            return 0.0
-        left = len({r.tobytes() for r in rows} | {r.tobytes() for r in self.valid_rows}) - len(self.cache.rows)
-        return max(left, 0) * self.cache.seconds_per_row()
+        return 0.0 if self.cache is None else self.cache.left_s(rows, self.valid_rows)
+
+    def one_time_spent_s(self) -> float:
+        return 0.0 if self.cache is None else self.cache.spent_s
 
     def train_columns(self, loss: float, terms: np.ndarray) -> dict:
         return {"train_loss": loss, **{f"train_loss_{j + 1}": float(t) for j, t in enumerate(terms)}}

@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import csv
 import os
-import time
 from dataclasses import asdict, dataclass
 from functools import partial
 from pathlib import Path
@@ -41,6 +40,7 @@ from ..models.mtp_head import MTPConfig, MTPHead, mtp_loss, mtp_rollout, weights
 from ..state import output_projection
 from . import loop
 from .data import corpus_description, tokenized_corpus
+from .rows import RowCache
 
 PROG = "python -m mlx_specdec.mtp train"
 
@@ -225,21 +225,11 @@ class ChatHeadTask(HeadTask):
 
     def __init__(self, cfg: MTPTrainConfig, base, valid_rows: np.ndarray):
         super().__init__(cfg, base, valid_rows)
-        self.trunk: dict[bytes, mx.array] = {}
-        self.trunk_s = 0.0
+        self.trunk = RowCache(lambda rows: (self.base.model(mx.array(rows[:, 0])).astype(mx.float16),))
 
     def hidden(self, rows: np.ndarray) -> mx.array:
-        from .eagle3 import missing_rows
-
-        keys = [r.tobytes() for r in rows]
-        missing = missing_rows(keys, self.trunk)
-        if missing:
-            t0 = time.perf_counter()
-            hidden = self.base.model(mx.array(rows[missing, 0])).astype(mx.float16)
-            mx.eval(hidden)
-            self.trunk_s += time.perf_counter() - t0
-            self.trunk.update({keys[i]: hidden[j] for j, i in enumerate(missing)})
-        return mx.stack([self.trunk[k] for k in keys]).astype(mx.float32)
+        (hidden,) = self.trunk(rows)
+        return hidden.astype(mx.float32)
 
     def batch(self, rows: np.ndarray):
         return mx.array(rows[:, 0]), mx.array(rows[:, 1]), self.hidden(rows)
@@ -249,8 +239,10 @@ class ChatHeadTask(HeadTask):
         return masked_rollout_loss(head, hidden, ids, mask, self.weights, self.cfg.rollout_stride)
 
     def one_time_s(self, rows: np.ndarray) -> float:
-        left = len({r.tobytes() for r in rows} | {r.tobytes() for r in self.valid_rows}) - len(self.trunk)
-        return max(left, 0) * self.trunk_s / max(len(self.trunk), 1)
+        return self.trunk.left_s(rows, self.valid_rows)
+
+    def one_time_spent_s(self) -> float:
+        return self.trunk.spent_s
 
     def evaluate(self, final: bool = False) -> dict:
         return evaluate_masked(self.module, self.valid_rows, self.cfg.batch_size, self.hidden)

@@ -1,0 +1,110 @@
+"""The frozen pass kept per training row (training.rows.RowCache), and the time budget's price of it."""
+
+import mlx.core as mx
+import mlx.nn as nn
+import numpy as np
+
+from mlx_specdec.training import loop
+from mlx_specdec.training.rows import RowCache
+
+
+class Clock:
+    """A clock that moves only when told: what the code under test times is exactly what the test says."""
+
+    def __init__(self):
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def counting_pass(clock: Clock, seconds_for):
+    """A frozen 'pass' (row -> 10 * row, and its sum) that advances the clock by seconds_for(call, rows)."""
+    calls = []
+
+    def compute(rows):
+        calls.append(rows.copy())
+        clock.now += seconds_for(len(calls), len(rows))
+        x = mx.array(rows.astype(np.float32))
+        return 10 * x, x.sum(axis=-1)
+
+    return compute, calls
+
+
+def test_each_distinct_row_is_passed_once_and_read_back_in_order():
+    clock = Clock()
+    compute, calls = counting_pass(clock, lambda call, n: 1.0)
+    cache = RowCache(compute, clock)
+    rows = np.arange(12, dtype=np.int32).reshape(4, 3)
+    times_ten, sums = cache(rows[[0, 1, 0, 2]])
+    assert [c.tolist() for c in calls] == [rows[[0, 1, 2]].tolist()]  # the repeated row once, first seen first
+    assert np.array_equal(np.array(times_ten), 10 * rows[[0, 1, 0, 2]])
+    assert np.array_equal(np.array(sums), rows[[0, 1, 0, 2]].sum(axis=-1))
+    times_ten, _ = cache(rows[[3, 2]])
+    assert [c.tolist() for c in calls[1:]] == [rows[[3]].tolist()]  # only the row not kept yet
+    assert np.array_equal(np.array(times_ten), 10 * rows[[3, 2]])
+    cache(rows[[1, 3]])
+    assert len(calls) == 2 and cache.computed == 4 and len(cache.rows) == 4
+
+
+def test_the_rate_leaves_the_first_call_out_once_a_later_one_is_timed():
+    """A first call also compiles the model's kernels: 10 s for 2 rows, then 1 s a row."""
+    clock = Clock()
+    compute, _ = counting_pass(clock, lambda call, n: 10.0 if call == 1 else 1.0 * n)
+    cache = RowCache(compute, clock)
+    rows = np.arange(20, dtype=np.int32).reshape(10, 2)
+    cache(rows[:2])
+    assert cache.seconds_per_row() == 5.0  # the only call so far prices the rest
+    assert cache.left_s(rows) == 8 * 5.0
+    cache(rows[2:5])
+    assert cache.seconds_per_row() == 1.0 and cache.spent_s == 13.0
+    # Distinct rows of every set given, less those kept: 5 left of the 10, and 2 validation rows of which one is
+    # kept and one is new.
+    assert cache.left_s(rows, np.stack([rows[0], rows[0] + 100])) == 6 * 1.0
+
+
+class FrozenPassTask(loop.Task):
+    """A one-parameter task whose validation runs a frozen pass through a RowCache: 1 s of its own, and 100 s
+    of frozen pass over 4 validation rows the first time."""
+
+    tokens_per_step = 1
+
+    def __init__(self, clock: Clock):
+        self.clock = clock
+        compute, _ = counting_pass(clock, lambda call, n: 25.0 * n)
+        self.cache = RowCache(compute, clock)
+        self.valid_rows = np.arange(8, dtype=np.int32).reshape(4, 2)
+        self.reset()
+
+    def reset(self) -> None:
+        self.module = nn.Linear(2, 1)
+
+    def batch(self, rows):
+        return mx.array(rows.astype(np.float32))
+
+    def loss(self, module, x):
+        value = (module(x) ** 2).mean()
+        return value, mx.stack([value])
+
+    def evaluate(self, final: bool = False) -> dict:
+        self.cache(self.valid_rows)
+        self.clock.now += 1.0
+        return {}
+
+    def one_time_s(self, rows) -> float:
+        return self.cache.left_s(rows, self.valid_rows)
+
+    def one_time_spent_s(self) -> float:
+        return self.cache.spent_s
+
+
+def test_the_calibration_prices_a_validation_without_its_one_time_pass(monkeypatch):
+    """The steps take no time on this clock, so each step is priced at its share of validation (1 s every 10
+    steps): 0.1 s, where counting the validation's first frozen pass would price it at 10.1 s. The 8 training rows'
+    pass (25 s each) is reserved once: int((0.97 * 1000 - (20 + 1 + 200)) / 0.1) = 7490 steps."""
+    clock = Clock()
+    monkeypatch.setattr(loop.time, "perf_counter", clock)
+    task = FrozenPassTask(clock)
+    cfg = loop.RunConfig(lr=1e-3, warmup=0, batch_size=2, eval_every=10, ckpt_every=10**6)
+    rows = 100 + np.arange(16, dtype=np.int32).reshape(8, 2)
+    assert loop.calibrate_steps(task, cfg, rows, budget_s=1000.0) == 7490
