@@ -79,9 +79,9 @@ real-models: $(STAMP)
 # EAGLE-3 drafters trained here (hours on a 2-core CPU; resumable: run the same target again after an interruption).
 # SmolLM2's ships in models/; Gemma's terms cover models trained on its outputs, so its drafter is only ever
 # trained locally, into the git-ignored models/real/.
-EAGLE3_MINUTES ?= 52
+EAGLE3_MINUTES ?= 85
 chat-corpus-smollm2: real-models
-	$(PY) -m mlx_specdec.cli.main eagle corpus --target models/real/smollm2-135m-instruct --out runs/smollm2-chat --limit 448 --max-new 192
+	$(PY) -m mlx_specdec.cli.main eagle corpus --target models/real/smollm2-135m-instruct --out runs/smollm2-chat --max-new 192
 
 eagle3-smollm2: chat-corpus-smollm2
 	$(PY) -m mlx_specdec.cli.main eagle train --base models/real/smollm2-135m-instruct --corpus runs/smollm2-chat \
@@ -98,7 +98,7 @@ mtp-smollm2: chat-corpus-smollm2
 	  $$(test -f runs/smollm2-mtp/ckpt.safetensors && echo --resume)
 
 chat-corpus-gemma: real-models
-	$(PY) -m mlx_specdec.cli.main eagle corpus --target models/real/gemma-3-270m --out runs/gemma-chat --limit 448 --max-new 192
+	$(PY) -m mlx_specdec.cli.main eagle corpus --target models/real/gemma-3-270m --out runs/gemma-chat --max-new 192
 
 eagle3-gemma: chat-corpus-gemma
 	$(PY) -m mlx_specdec.cli.main eagle train --base models/real/gemma-3-270m --corpus runs/gemma-chat \
