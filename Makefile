@@ -93,7 +93,7 @@ eagle3-smollm2: chat-corpus-smollm2
 # (not shipped: git-ignored runs/; bench.real --mtp-head runs/smollm2-135m-mtp).
 mtp-smollm2: chat-corpus-smollm2
 	$(PY) -m mlx_specdec.mtp train --base models/real/smollm2-135m-instruct --corpus runs/smollm2-chat \
-	  --out runs/smollm2-135m-mtp --run-dir runs/smollm2-mtp --time-budget-min 43 --seq-len 256 --batch-size 8 \
+	  --out runs/smollm2-135m-mtp --run-dir runs/smollm2-mtp --time-budget-min $(EAGLE3_MINUTES) --seq-len 256 --batch-size 8 \
 	  --lr 2e-3 --warmup 20 --eval-every 50 --eval-rows 48 --ckpt-every 25 \
 	  $$(test -f runs/smollm2-mtp/ckpt.safetensors && echo --resume)
 
