@@ -5,7 +5,7 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
 .PHONY: demo test test-fast install-check bench bench-quick ladder blas doctor clean real-models eagle3-smollm2 mtp-smollm2 eagle3-gemma \
-  chat-corpus-smollm2 chat-corpus-gemma dflash-smollm2 dflash-gemma
+  chat-corpus-smollm2 chat-corpus-smollm2-sampled chat-corpus-gemma dflash-smollm2 dflash-gemma
 
 $(STAMP): pyproject.toml
 	@$(MAKE) --no-print-directory blas
@@ -83,11 +83,26 @@ EAGLE3_MINUTES ?= 85
 chat-corpus-smollm2: real-models
 	$(PY) -m mlx_specdec.cli.main eagle corpus --target models/real/smollm2-135m-instruct --out runs/smollm2-chat --max-new 192
 
-eagle3-smollm2: chat-corpus-smollm2
+# The same instructions answered again, sampled at the bench's temperature: more of the target's text to learn from.
+chat-corpus-smollm2-sampled: real-models
+	$(PY) -m mlx_specdec.cli.main eagle corpus --target models/real/smollm2-135m-instruct --out runs/smollm2-chat-t07 \
+	  --max-new 192 --temp 0.7 --seed 1
+
+# The shipped drafter in two stages: EAGLE3_MINUTES on the greedy answers (runs/smollm2-135m-eagle3-stage1), then
+# EAGLE3_STAGE2_MINUTES on the greedy and the sampled answers together, started from stage 1 (--init).
+EAGLE3_STAGE2_MINUTES ?= 95
+eagle3-smollm2: chat-corpus-smollm2 chat-corpus-smollm2-sampled
+	test -f runs/smollm2-135m-eagle3-stage1/model.safetensors || \
 	$(PY) -m mlx_specdec.cli.main eagle train --base models/real/smollm2-135m-instruct --corpus runs/smollm2-chat \
-	  --out models/smollm2-135m-eagle3 --run-dir runs/smollm2-eagle3 --time-budget-min $(EAGLE3_MINUTES) --seq-len 256 \
-	  --batch-size 8 --lr 2e-3 --warmup 20 --eval-every 50 --eval-rows 48 --ckpt-every 25 \
+	  --out runs/smollm2-135m-eagle3-stage1 --run-dir runs/smollm2-eagle3 --time-budget-min $(EAGLE3_MINUTES) \
+	  --seq-len 256 --batch-size 8 --lr 2e-3 --warmup 20 --eval-every 50 --eval-rows 48 --ckpt-every 25 \
 	  $$(test -f runs/smollm2-eagle3/ckpt.safetensors && echo --resume)
+	$(PY) -m mlx_specdec.cli.main eagle train --base models/real/smollm2-135m-instruct \
+	  --corpus runs/smollm2-chat,runs/smollm2-chat-t07 --valid-corpus runs/smollm2-chat \
+	  --init runs/smollm2-135m-eagle3-stage1 --out models/smollm2-135m-eagle3 --overwrite \
+	  --run-dir runs/smollm2-eagle3-stage2 --time-budget-min $(EAGLE3_STAGE2_MINUTES) --seq-len 256 --batch-size 8 \
+	  --lr 1e-3 --warmup 20 --eval-every 50 --eval-rows 48 --ckpt-every 25 \
+	  $$(test -f runs/smollm2-eagle3-stage2/ckpt.safetensors && echo --resume)
 
 # The baseline EAGLE-3 is measured against: the MTP head trained on the same corpus for the same wall time
 # (not shipped: git-ignored runs/; bench.real --mtp-head runs/smollm2-135m-mtp).

@@ -17,6 +17,7 @@ from pathlib import Path
 import mlx.core as mx
 import numpy as np
 import pytest
+from mlx.utils import tree_flatten
 
 from mlx_specdec import greedy_generate, load, speculative_generate
 from mlx_specdec.drafters.eagle3 import Eagle3Drafter
@@ -241,3 +242,59 @@ def test_corpus_and_training_from_the_command_line(smollm2, tmp_path, monkeypatc
         seq.prefill(ids)
         d.prefill(ids)
     assert np.array(seq_a.propose(4, GREEDY, None)[0]).tolist() == np.array(seq_b.propose(4, GREEDY, None)[0]).tolist()
+
+
+def test_a_sampled_corpus_and_a_second_stage_started_from_a_trained_drafter(smollm2, tmp_path):
+    """`eagle corpus --temp T --seed S` samples its answers, the same for the same seed (a batch is a function of
+    the settings and its index), and a greedy corpus's settings read as before the flags existed; `eagle train
+    --init` starts from a trained drafter (its weights, architecture and draft vocabulary), reads several corpora's
+    train splits (--corpus a,b) and validates on --valid-corpus; its card says what it started from."""
+    from mlx_specdec.cli.main import main
+    from mlx_specdec.training.eagle3 import Eagle3TrainConfig, train
+
+    def corpus(out, *extra):
+        assert main(["eagle", "corpus", "--target", str(SMOLLM2), "--out", str(tmp_path / out), "--limit", "3",
+                     "--valid", "2", "--max-new", "8", "--batch-size", "2", "--quiet", *extra]) == 0
+        return tmp_path / out
+
+    greedy, sampled = corpus("greedy"), corpus("sampled", "--temp", "1.0", "--seed", "3")
+    again, other = corpus("again", "--temp", "1.0", "--seed", "3"), corpus("other", "--temp", "1.0", "--seed", "4")
+    assert (sampled / "train.jsonl").read_bytes() == (again / "train.jsonl").read_bytes()
+    answers = {name: [json.loads(line)["answer"] for line in (folder / "train.jsonl").read_text().splitlines()]
+               for name, folder in (("greedy", greedy), ("sampled", sampled), ("other", other))}
+    assert answers["sampled"] != answers["greedy"] and answers["sampled"] != answers["other"]
+    settings = {name: json.loads((f / "corpus.json").read_text())["settings"] for name, f in
+                (("greedy", greedy), ("sampled", sampled))}
+    assert "temp" not in settings["greedy"] and "seed" not in settings["greedy"]
+    assert (settings["sampled"]["temp"], settings["sampled"]["seed"]) == (1.0, 3)
+    assert "sampled (temperature 1, seed 3)" in (sampled / "README.md").read_text()
+
+    common = ["--base", str(SMOLLM2), "--batch-size", "2", "--seq-len", "64", "--ttt-steps", "2", "--eval-rows", "2",
+              "--quiet"]
+    first = tmp_path / "first"
+    assert main(["eagle", "train", "--corpus", str(greedy), "--out", str(first), "--run-dir", str(tmp_path / "r1"),
+                 "--max-steps", "2", "--draft-vocab", "512", *common]) == 0
+    start = load_eagle3(first, smollm2[0])
+    cfg = Eagle3TrainConfig(base=str(SMOLLM2), corpus=f"{greedy},{sampled}", valid_corpus=str(greedy),
+                            init=str(first), out=str(tmp_path / "second"), run_dir=str(tmp_path / "r2"), max_steps=1,
+                            lr=1e-12, warmup=0, batch_size=2, seq_len=64, ttt_steps=2, eval_rows=2,
+                            draft_vocab=1024, quiet=True)  # (the draft vocabulary is --init's: 512)
+    summary = train(cfg, *smollm2)
+    trained = dict(tree_flatten(summary["drafter"].parameters()))
+    for name, value in tree_flatten(start.parameters()):
+        assert np.allclose(np.array(trained[name].astype(mx.float32)), np.array(value.astype(mx.float32)), atol=1e-6), name
+    second = tmp_path / "second"
+    config = json.loads((second / "config.json").read_text())
+    assert config["architecture"] == json.loads((first / "config.json").read_text())["architecture"]
+    assert config["card"]["conversations"] == 6 and config["card"]["init"]["folder"] == str(first)
+    assert config["card"]["init"]["steps"] == 2
+    assert f"started from: the drafter in {first} (trained 2 steps" in (second / "README.md").read_text()
+
+    foreign = tmp_path / "foreign"  # a drafter trained for another target is refused, in one line
+    shutil.copytree(first, foreign)
+    meta = json.loads((foreign / "config.json").read_text())
+    meta["target_identity"] = {"weights": {"model.safetensors": "0000"}, "tokenizer_fingerprint": None}
+    (foreign / "config.json").write_text(json.dumps(meta))
+    assert main(["eagle", "train", "--corpus", str(greedy), "--init", str(foreign), "--out", str(tmp_path / "x"),
+                 "--run-dir", str(tmp_path / "r3"), "--max-steps", "1", *common]) == 2
+    assert not (tmp_path / "x").exists()

@@ -35,6 +35,9 @@ def parser() -> Parser:
     for name in ("valid", "max_new", "batch_size"):
         c.add_argument("--" + name.replace("_", "-"), type=number(int, low=1), default=getattr(d, name),
                        help="(default: %(default)s)")
+    c.add_argument("--temp", type=number(float, low=0.0), default=d.temp,
+                   help="sample the answers at this temperature (default: 0, greedy)")
+    c.add_argument("--seed", type=number(int, low=0), default=d.seed, help="the sampled answers' draw (default: 0)")
     c.add_argument("--overwrite", action="store_true", help="replace a corpus made with other settings")
     c.add_argument("--quiet", action="store_true")
     e = sub.add_parser("export", help="a drafter folder in a published layout (vLLM Speculators, EAGLE/SpecForge)")
@@ -43,7 +46,10 @@ def parser() -> Parser:
     e.add_argument("--out", required=True, help="a new folder")
     add_config_flags(sub.add_parser("train", help="train a drafter on a corpus, its target frozen"), Eagle3TrainConfig,
                      helps={"base": "the target's folder (frozen)",
-                            "corpus": "a chat corpus folder (mlx-specdec eagle corpus)",
+                            "corpus": "a chat corpus folder (mlx-specdec eagle corpus), or several: a,b",
+                            "valid_corpus": "validate on this corpus's valid split (default: --corpus's first)",
+                            "init": "start from this EAGLE-3 drafter (its weights, architecture and draft "
+                                    "vocabulary), not from the target's head",
                             "out": "the drafter folder written at the end"})
     return p
 
@@ -59,7 +65,8 @@ def _main(args, argv) -> int:
         from ..training.chat_corpus import ChatCorpusConfig, write_corpus
 
         write_corpus(ChatCorpusConfig(target=args.target, out=args.out, limit=args.limit, valid=args.valid,
-                                      max_new=args.max_new, batch_size=args.batch_size, overwrite=args.overwrite,
+                                      max_new=args.max_new, batch_size=args.batch_size, temp=args.temp, seed=args.seed,
+                                      overwrite=args.overwrite,
                                       quiet=args.quiet))
         return 0
     if args.command == "export":

@@ -244,6 +244,8 @@ def save_eagle3(model: Eagle3Model, out, *, target_name: str, target: dict, card
     config = {"model_type": EAGLE3_TYPE, "architecture": model.config.to_dict(), "target": target_name,
               "target_identity": target, "dtype": "float16",
               "parameters": sum(v.size for k, v in weights.items() if k != "d2t")}
+    if card:  # what trained it, read back by a later run that starts from this one (--init)
+        config["card"] = dict(card)
 
     def fill(tmp: Path) -> None:
         mx.save_safetensors(str(tmp / WEIGHTS), weights)
@@ -253,6 +255,19 @@ def save_eagle3(model: Eagle3Model, out, *, target_name: str, target: dict, card
             shutil.copyfile(curves, tmp / Path(curves).name)
 
     return atomic_folder(Path(out), fill, overwrite=overwrite)
+
+
+def lineage_text(init: dict) -> str:
+    """A drafter a run started from (--init), and what had trained it."""
+    done = [f"{init['steps']:,} steps" if "steps" in init else None,
+            f"{init['tokens_seen']:,} tokens" if "tokens_seen" in init else None,
+            f"{init['wall_time_s'] / 60:.1f} min" if "wall_time_s" in init else None,
+            f"on {init['corpus']}" if "corpus" in init else None]
+    done = [d for d in done if d]
+    text = f"the drafter in {init.get('folder', '?')}" + (f" (trained {', '.join(done)})" if done else "")
+    if isinstance(init.get("init"), dict):
+        text += ", itself started from " + lineage_text(init["init"])
+    return text
 
 
 def render_card(config: dict, card: dict) -> str:
@@ -271,6 +286,8 @@ def render_card(config: dict, card: dict) -> str:
             lines.append(f"- {label}: {card[key]:,}" if isinstance(card[key], int) else f"- {label}: {card[key]}")
     if "wall_time_s" in card:
         lines.append(f"- wall time: {card['wall_time_s'] / 60:.1f} min")
+    if isinstance(card.get("init"), dict):
+        lines.append(f"- started from: {lineage_text(card['init'])}")
     if card.get("acceptance"):
         lines += ["", "Greedy acceptance per draft position on the validation answers (teacher-forced: the target's "
                   "top-1 at depth j when the drafts before it were accepted):", "",

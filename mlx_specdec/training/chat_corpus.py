@@ -6,7 +6,11 @@ A feature drafter (EAGLE-3, a block drafter) is trained to predict what its
 target says, so its corpus is the target's own answers: every instruction of
 the train split (`data.instructions`) through the target's chat template,
 answered greedily (what greedy speculative decoding has to match) by mlx-lm's
-`batch_generate` in batches, cut at the end-of-turn token. A few held-out
+`batch_generate` in batches, cut at the end-of-turn token. With `--temp T` the
+answers are sampled at temperature T instead (`--seed` picks the draw): a second
+corpus of the same instructions, other answers, for a trainer given both
+(`--corpus runs/smollm2-chat,runs/smollm2-chat-t08`) and for a drafter that has
+to follow the target's sampled text. A few held-out
 instructions are answered too, as the validation split (the bench's held-out
 prompts are the rest of that split; the drafter never trains on them).
 
@@ -46,18 +50,23 @@ class ChatCorpusConfig:
     valid: int = 48  # held-out instructions answered for validation
     max_new: int = 256
     batch_size: int = 32
+    temp: float = 0.0  # 0: greedy answers; else sampled at this temperature
+    seed: int = 0  # the sampled answers' draw (each batch seeded from it and its index)
     overwrite: bool = False
     quiet: bool = False
 
     LOCAL = ("out", "overwrite", "quiet")
 
     def settings(self) -> dict:
-        return {k: v for k, v in asdict(self).items() if k not in self.LOCAL}
+        greedy = ("temp", "seed") if self.temp == 0 else ()  # (a greedy corpus's settings as before they existed)
+        return {k: v for k, v in asdict(self).items() if k not in self.LOCAL + greedy}
 
     def validate(self) -> None:
         for name in ("valid", "max_new", "batch_size"):
             if getattr(self, name) < 1:
                 raise SpecDecError(f"--{name.replace('_', '-')} must be >= 1, got {getattr(self, name)}")
+        if not self.temp >= 0:
+            raise SpecDecError(f"--temp must be >= 0, got {self.temp}")
         if self.limit is not None and self.limit < 1:
             raise SpecDecError(f"--limit must be >= 1, got {self.limit}")
 
@@ -88,12 +97,20 @@ def _open_folder(cfg: ChatCorpusConfig, meta: dict) -> None:
                        overwrite=cfg.overwrite, what=lambda old: "other settings, another target or instruction set")
 
 
-def answer_batch(model, tokenizer, prompts: list[list[int]], max_new: int) -> list[list[int]]:
-    """The target's greedy answers (mlx-lm's batch_generate), each cut before its end-of-turn token."""
+def answer_batch(model, tokenizer, prompts: list[list[int]], max_new: int, temp: float = 0.0,
+                 seed: int = 0) -> list[list[int]]:
+    """The target's answers (mlx-lm's batch_generate), each cut before its end-of-turn token: greedy, or
+    sampled at `temp` from MLX's generator seeded with `seed` (the same batch and seed, the same answers)."""
+    import mlx.core as mx
     from mlx_lm.generate import batch_generate
+    from mlx_lm.sample_utils import make_sampler
 
+    options = {}
+    if temp > 0:
+        mx.random.seed(seed)
+        options["sampler"] = make_sampler(temp)
     return [list(ids) for ids in batch_generate(model, tokenizer, prompts, max_tokens=max_new,
-                                                return_token_ids=True).token_ids]
+                                                return_token_ids=True, **options).token_ids]
 
 
 def write_corpus(cfg: ChatCorpusConfig, say=print) -> dict:
@@ -121,7 +138,8 @@ def write_corpus(cfg: ChatCorpusConfig, say=print) -> dict:
             for start in range(have, len(todo), cfg.batch_size):
                 batch = todo[start : start + cfg.batch_size]
                 prompts = [chat_ids(tokenizer, r["text"]) for r in batch]
-                answers = answer_batch(model, tokenizer, prompts, cfg.max_new)
+                seed = (cfg.seed * len(SPLITS) + SPLITS.index(split)) * 1_000_003 + start  # a batch's own draw
+                answers = answer_batch(model, tokenizer, prompts, cfg.max_new, cfg.temp, seed)
                 for r, p, a in zip(batch, prompts, answers):
                     f.write(json.dumps({"id": r["id"], "category": r["category"], "prompt": p, "answer": a}) + "\n")
                     tokens += len(a)
@@ -158,6 +176,29 @@ def corpus_target(folder) -> dict:
     return json.loads((Path(folder) / META).read_text())["target"]
 
 
+def corpus_folders(spec: str) -> list[str]:
+    """--corpus "a,b": the corpus folders a trainer reads (several: their train splits together)."""
+    folders = [f.strip() for f in str(spec).split(",") if f.strip()]
+    if not folders:
+        raise SpecDecError("--corpus names no corpus folder")
+    return folders
+
+
+def read_corpora(spec: str, split: str) -> list[dict]:
+    """The records of `split` of every corpus in --corpus "a,b", in that order."""
+    return [r for folder in corpus_folders(spec) for r in read_corpus(folder, split)]
+
+
+def corpora_target(spec: str) -> dict:
+    """The target that wrote every corpus in `spec` (refused where two were written by different targets)."""
+    folders = corpus_folders(spec)
+    first = corpus_target(folders[0])
+    for folder in folders[1:]:
+        if corpus_target(folder) != first:
+            raise SpecDecError(f"--corpus: {folder!r} was written by another target than {folders[0]!r}")
+    return first
+
+
 def token_counts(rows: list[dict], vocab_size: int) -> np.ndarray:
     """How often each target token occurs in the answers (what a drafter drafts)."""
     counts = np.zeros(vocab_size, np.int64)
@@ -178,8 +219,9 @@ def readme(cfg: ChatCorpusConfig, meta: dict) -> str:
     from ..data import instructions
 
     c = meta["complete"]
+    how = "greedy" if cfg.temp == 0 else f"sampled (temperature {cfg.temp:g}, seed {cfg.seed})"
     return (f"# A chat corpus written by {cfg.target}\n\n"
-            f"{c['train']['answers']:,} train and {c['valid']['answers']:,} valid records: the target's greedy "
+            f"{c['train']['answers']:,} train and {c['valid']['answers']:,} valid records: the target's {how} "
             f"answers (up to {cfg.max_new} tokens) to the instruction set version {instructions.VERSION} "
             f"(`mlx_specdec/data/instructions`), through its chat template. Token ids, one record a line.\n\n"
             f"Written with:\n\n```\n{meta['command']}\n```\n")

@@ -47,7 +47,8 @@ CURVES = "curves.csv"
 @dataclass
 class DFlashTrainConfig(loop.RunConfig):
     base: str = ""  # the target's folder
-    corpus: str = ""  # a chat corpus folder (training.chat_corpus)
+    corpus: str = ""  # a chat corpus folder (training.chat_corpus), or several: "a,b" (their train splits together)
+    valid_corpus: str | None = None  # whose valid split validates (None: --corpus's first)
     block_size: int = 8
     layers: int = 2
     n_features: int = 5  # target layers read, spread from layer 1 to L - 3 (z-lab's choice)

@@ -42,7 +42,7 @@ from ..features import capture, tap
 from ..model_info import model_vocab_size, output_projection, token_embedding, trunk_geometry
 from ..models.eagle3 import Eagle3Config, Eagle3Model, default_target_layers
 from . import loop
-from .chat_corpus import corpus_target, read_corpus, token_counts
+from .chat_corpus import corpora_target, corpus_folders, read_corpora, token_counts
 from .distill import target_identity
 from .rows import RowCache
 
@@ -66,7 +66,9 @@ def parse_target_layers(text, n_layers: int) -> tuple[int, ...]:
 @dataclass
 class Eagle3TrainConfig(loop.RunConfig):
     base: str = ""  # the target's folder
-    corpus: str = ""  # a chat corpus folder (training.chat_corpus)
+    corpus: str = ""  # a chat corpus folder (training.chat_corpus), or several: "a,b" (their train splits together)
+    valid_corpus: str | None = None  # whose valid split validates (None: --corpus's first)
+    init: str | None = None  # an EAGLE-3 drafter folder to start from (its weights and draft vocabulary)
     draft_vocab: int = 8192
     ttt_steps: int = 4
     step_decay: float = 0.8
@@ -293,8 +295,9 @@ class FeatureTask(loop.Task):
     model_class: type
 
     def __init__(self, cfg, target, draft_config, vocab: np.ndarray, valid_rows: np.ndarray, n_terms: int,
-                 valid_columns: tuple[str, ...] = ()):
+                 valid_columns: tuple[str, ...] = (), start: InitialDrafter | None = None):
         self.cfg, self.target, self.draft_config, self.valid_rows = cfg, target, draft_config, valid_rows
+        self.start = start
         self.vocab = mx.array(vocab)
         self.layers = draft_config.target_layers
         self.cache = None if cfg.no_target_cache else TargetCache(target, self.layers, self.vocab)
@@ -315,7 +318,9 @@ class FeatureTask(loop.Task):
         self.module.d2t = self.vocab - mx.arange(self.vocab.shape[0], dtype=mx.int32)
         self.module.freeze(keys=["d2t"])
         self.bind(self.module)
-        if self.cfg.head_init == "target":
+        if self.start is not None:  # --init: a trained drafter's weights, its draft vocabulary (self.vocab) too
+            self.module.load_weights(self.start.weights)
+        elif self.cfg.head_init == "target":
             init_from_target(self.module, self.target, self.vocab)
         mx.eval(self.module.parameters())
 
@@ -349,8 +354,8 @@ class Eagle3Task(FeatureTask):
     model_class = Eagle3Model
 
     def __init__(self, cfg: Eagle3TrainConfig, target, draft_config: Eagle3Config, vocab: np.ndarray,
-                 valid_rows: np.ndarray):
-        super().__init__(cfg, target, draft_config, vocab, valid_rows, cfg.ttt_steps)
+                 valid_rows: np.ndarray, start: InitialDrafter | None = None):
+        super().__init__(cfg, target, draft_config, vocab, valid_rows, cfg.ttt_steps, start=start)
 
     def bind(self, module) -> None:
         module.bind_embedding(token_embedding(self.target))
@@ -380,6 +385,53 @@ def draft_config_for(target, cfg: Eagle3TrainConfig, vocab_size: int) -> Eagle3C
 
 
 @dataclass
+class InitialDrafter:
+    """--init: a trained drafter a run starts from (a second stage on more data), not from the target's head."""
+
+    folder: str
+    config: Eagle3Config
+    weights: list  # (name, float32 array) pairs, the draft vocabulary map included
+    vocab: np.ndarray  # the draft vocabulary, as target ids
+    lineage: dict  # what trained it: steps, tokens seen, wall time (from its card or curves)
+
+
+def initial_drafter(folder: str | None, target, identity: dict) -> InitialDrafter | None:
+    """The drafter folder --init names, read whole before anything is written (--out may be the same folder)."""
+    if not folder:
+        return None
+    from mlx.utils import tree_flatten
+
+    from ..models.eagle3_store import is_eagle3_folder, load_eagle3
+
+    path = Path(folder)
+    if not is_eagle3_folder(path):
+        raise SpecDecError(f"--init {folder!r} is not an EAGLE-3 drafter folder")
+    config = json.loads((path / "config.json").read_text()) if (path / "config.json").is_file() else {}
+    if isinstance(config.get("target_identity"), dict) and config["target_identity"] != identity:
+        raise IncompatibleModelsError(f"--init {folder!r} was trained for another target than --base")
+    model = load_eagle3(path, target)
+    weights = [(k, v if v.dtype == mx.int32 else v.astype(mx.float32)) for k, v in tree_flatten(model.parameters())]
+    vocab = np.asarray(model.draft_to_target, np.int32)
+    return InitialDrafter(str(folder), model.config, weights, vocab, _lineage(path, config))
+
+
+def _lineage(path: Path, config: dict) -> dict:
+    """What trained a drafter folder: its card's figures where its config keeps them, else its curves' last row."""
+    card = config.get("card")
+    if isinstance(card, dict):
+        return {k: card[k] for k in ("steps", "tokens_seen", "wall_time_s", "corpus", "init") if k in card}
+    try:
+        import csv
+
+        with open(path / CURVES, newline="") as f:
+            last = list(csv.DictReader(f))[-1]
+        return {"steps": int(float(last["step"])), "tokens_seen": int(float(last["tokens"])),
+                "wall_time_s": float(last["elapsed_s"])}
+    except (OSError, IndexError, KeyError, ValueError):
+        return {}
+
+
+@dataclass
 class FeatureRun:
     """What a trainer of a feature drafter (EAGLE-3, a block drafter) opens a run with: the frozen target with
     its layers tapped, the run folder and checkpoint meta, the corpus's rows, and the draft vocabulary."""
@@ -394,6 +446,7 @@ class FeatureRun:
     valid_rows: np.ndarray
     vocab: np.ndarray
     coverage: float
+    start: "InitialDrafter | None" = None  # --init: the drafter this run starts from
 
     def run(self, task, cfg, invocation: str) -> dict:
         summary = loop.run(task, cfg, run_dir=self.run_dir, train_rows=self.train_rows, meta=self.meta, say=self.say,
@@ -403,10 +456,13 @@ class FeatureRun:
         return summary
 
     def card(self, cfg, summary: dict) -> dict:
-        return dict(target=cfg.base, corpus=cfg.corpus, conversations=len(self.train_rows), steps=summary["steps"],
+        card = dict(target=cfg.base, corpus=cfg.corpus, conversations=len(self.train_rows), steps=summary["steps"],
                     tokens_seen=summary["tokens_seen"], wall_time_s=summary["wall_time_s"], machine=loop.machine(),
                     command=summary["invocation"], coverage=self.coverage,
                     acceptance={k: round(float(summary[k]), 4) for k in summary if k.startswith("acc_")})
+        if self.start is not None:
+            card["init"] = {"folder": self.start.folder, **self.start.lineage}
+        return card
 
 
 def open_feature_run(cfg, target, tokenizer, layers_of) -> FeatureRun:
@@ -418,8 +474,10 @@ def open_feature_run(cfg, target, tokenizer, layers_of) -> FeatureRun:
     run_dir = Path(cfg.run_dir) if cfg.run_dir else cfg.default_run_dir()
     say = (lambda m: None) if cfg.quiet else (lambda m: print(m, flush=True))
     identity = target_identity(cfg.base)
-    if corpus_target(cfg.corpus) != identity:
-        raise IncompatibleModelsError(f"--corpus {cfg.corpus!r} was written by another target than --base {cfg.base!r}")
+    valid_corpus = cfg.valid_corpus or corpus_folders(cfg.corpus)[0]
+    for flag, spec in (("--corpus", cfg.corpus), ("--valid-corpus", valid_corpus)):
+        if corpora_target(spec) != identity:
+            raise IncompatibleModelsError(f"{flag} {spec!r} was written by another target than --base {cfg.base!r}")
     meta = loop.open_run(cfg, run_dir, protect={"--base": cfg.base, "--corpus": cfg.corpus},
                          required={"target": dict})
     if meta is not None and meta["target"] != identity:
@@ -427,10 +485,12 @@ def open_feature_run(cfg, target, tokenizer, layers_of) -> FeatureRun:
     if target is None:
         target, tokenizer = load(cfg.base)
     tap(target, layers_of(len(target.layers)))
-    train_records, valid_records = read_corpus(cfg.corpus, "train"), read_corpus(cfg.corpus, "valid")
+    train_records, valid_records = read_corpora(cfg.corpus, "train"), read_corpora(valid_corpus, "valid")
     vocab_size = model_vocab_size(target)
     eos = list(getattr(tokenizer, "eos_token_ids", None) or [])
+    start = None if meta is not None else initial_drafter(getattr(cfg, "init", None), target, identity)
     vocab = (np.asarray(meta["vocab"], np.int32) if meta is not None
+             else start.vocab if start is not None
              else draft_vocabulary(train_records, vocab_size, min(cfg.draft_vocab, vocab_size), eos))
     train_rows = conversation_rows(train_records, cfg.seq_len)
     valid_rows = conversation_rows(valid_records, cfg.seq_len)[: cfg.eval_rows]
@@ -438,7 +498,7 @@ def open_feature_run(cfg, target, tokenizer, layers_of) -> FeatureRun:
         raise SpecDecError(f"the corpus has {len(train_rows)} conversations; need at least --batch-size {cfg.batch_size}")
     covered = token_counts(train_records, vocab_size)
     coverage = float(covered[vocab].sum() / max(covered.sum(), 1))
-    return FeatureRun(target, tokenizer, identity, meta, run_dir, say, train_rows, valid_rows, vocab, coverage)
+    return FeatureRun(target, tokenizer, identity, meta, run_dir, say, train_rows, valid_rows, vocab, coverage, start)
 
 
 def train(cfg: Eagle3TrainConfig, target=None, tokenizer=None, invocation: str | None = None) -> dict:
@@ -447,8 +507,11 @@ def train(cfg: Eagle3TrainConfig, target=None, tokenizer=None, invocation: str |
 
     run = open_feature_run(cfg, target, tokenizer, cfg.layers)
     vocab_size = model_vocab_size(run.target)
-    draft_config = draft_config_for(run.target, cfg, vocab_size)
-    task = Eagle3Task(cfg, run.target, draft_config, run.vocab, run.valid_rows)
+    # --init: the architecture is the drafter's; --resume: the checkpoint's
+    kept = run.meta.get("architecture") if run.meta is not None else None
+    draft_config = (Eagle3Config.from_dict(kept) if isinstance(kept, dict) else run.start.config
+                    if run.start is not None else draft_config_for(run.target, cfg, vocab_size))
+    task = Eagle3Task(cfg, run.target, draft_config, run.vocab, run.valid_rows, run.start)
     run.say(f"EAGLE-3 drafter for {cfg.base}: target layers {list(draft_config.target_layers)}, draft vocabulary "
             f"{len(run.vocab):,} ({run.coverage:.1%} of answer tokens), {len(run.train_rows):,} conversations of "
             f"<= {cfg.seq_len} tokens, {cfg.ttt_steps} TTT steps")
