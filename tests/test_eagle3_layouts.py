@@ -258,11 +258,11 @@ def test_a_sampled_corpus_and_a_second_stage_started_from_a_trained_drafter(smol
         return tmp_path / out
 
     greedy, sampled = corpus("greedy"), corpus("sampled", "--temp", "1.0", "--seed", "3")
-    again, other = corpus("again", "--temp", "1.0", "--seed", "3"), corpus("other", "--temp", "1.0", "--seed", "4")
+    again = corpus("again", "--temp", "1.0", "--seed", "3")
     assert (sampled / "train.jsonl").read_bytes() == (again / "train.jsonl").read_bytes()
     answers = {name: [json.loads(line)["answer"] for line in (folder / "train.jsonl").read_text().splitlines()]
-               for name, folder in (("greedy", greedy), ("sampled", sampled), ("other", other))}
-    assert answers["sampled"] != answers["greedy"] and answers["sampled"] != answers["other"]
+               for name, folder in (("greedy", greedy), ("sampled", sampled))}
+    assert answers["sampled"] != answers["greedy"]
     settings = {name: json.loads((f / "corpus.json").read_text())["settings"] for name, f in
                 (("greedy", greedy), ("sampled", sampled))}
     assert "temp" not in settings["greedy"] and "seed" not in settings["greedy"]
