@@ -90,7 +90,7 @@ chat-corpus-smollm2-sampled: real-models
 
 # The shipped drafter in two stages: EAGLE3_MINUTES on the greedy answers (runs/smollm2-135m-eagle3-stage1), then
 # EAGLE3_STAGE2_MINUTES on the greedy and the sampled answers together, started from stage 1 (--init).
-EAGLE3_STAGE2_MINUTES ?= 95
+EAGLE3_STAGE2_MINUTES ?= 85
 eagle3-smollm2: chat-corpus-smollm2 chat-corpus-smollm2-sampled
 	test -f runs/smollm2-135m-eagle3-stage1/model.safetensors || \
 	$(PY) -m mlx_specdec.cli.main eagle train --base models/real/smollm2-135m-instruct --corpus runs/smollm2-chat \

@@ -21,7 +21,7 @@ from mlx.utils import tree_flatten
 
 from mlx_specdec import greedy_generate, load, speculative_generate
 from mlx_specdec.drafters.eagle3 import Eagle3Drafter
-from mlx_specdec.errors import ModelLoadError
+from mlx_specdec.errors import ModelLoadError, SpecDecError
 from mlx_specdec.features import capture, features, tap
 from mlx_specdec.models.eagle3 import Eagle3Config, Eagle3Model, default_target_layers
 from mlx_specdec.models.eagle3_layouts import layout_of, write_published
@@ -298,3 +298,24 @@ def test_a_sampled_corpus_and_a_second_stage_started_from_a_trained_drafter(smol
     assert main(["eagle", "train", "--corpus", str(greedy), "--init", str(foreign), "--out", str(tmp_path / "x"),
                  "--run-dir", str(tmp_path / "r3"), "--max-steps", "1", *common]) == 2
     assert not (tmp_path / "x").exists()
+
+
+def test_a_limit_that_takes_the_whole_split_is_the_whole_split(tmp_path):
+    """A corpus written with --limit 1120 (every one of the split's 1,111 instructions, the old make target) is
+    the corpus the default writes: the command finishes or reuses it instead of refusing its folder."""
+    from mlx_specdec.data import instructions
+    from mlx_specdec.training.chat_corpus import META, ChatCorpusConfig, _open_folder
+
+    n = len(instructions.load("train"))
+    assert ChatCorpusConfig(target="t", out="o", limit=n + 9).settings()["limit"] is None
+    assert ChatCorpusConfig(target="t", out="o", limit=n).settings()["limit"] is None
+    assert ChatCorpusConfig(target="t", out="o", limit=n - 1).settings()["limit"] == n - 1
+    cfg = ChatCorpusConfig(target="t", out=str(tmp_path))
+    meta = {"format": "x", "settings": cfg.settings(), "target": {"weights": {}}, "instructions": {"version": 1}}
+    (tmp_path / META).write_text(json.dumps({**meta, "settings": {**meta["settings"], "limit": n + 9}}))
+    (tmp_path / "train.jsonl").write_text("{}\n")
+    _open_folder(cfg, meta)  # the same corpus: kept
+    assert (tmp_path / "train.jsonl").read_text() == "{}\n"
+    (tmp_path / META).write_text(json.dumps({**meta, "settings": {**meta["settings"], "limit": n - 1}}))
+    with pytest.raises(SpecDecError, match="other settings"):
+        _open_folder(cfg, meta)

@@ -59,7 +59,9 @@ class ChatCorpusConfig:
 
     def settings(self) -> dict:
         greedy = ("temp", "seed") if self.temp == 0 else ()  # (a greedy corpus's settings as before they existed)
-        return {k: v for k, v in asdict(self).items() if k not in self.LOCAL + greedy}
+        out = {k: v for k, v in asdict(self).items() if k not in self.LOCAL + greedy}
+        out["limit"] = whole_split(out["limit"])
+        return out
 
     def validate(self) -> None:
         for name in ("valid", "max_new", "batch_size"):
@@ -69,6 +71,14 @@ class ChatCorpusConfig:
             raise SpecDecError(f"--temp must be >= 0, got {self.temp}")
         if self.limit is not None and self.limit < 1:
             raise SpecDecError(f"--limit must be >= 1, got {self.limit}")
+
+
+def whole_split(limit: int | None) -> int | None:
+    """--limit as the instructions it takes: None where it takes the whole train split (a corpus written with
+    --limit 1120 before the split's 1,111 became the default is the same corpus)."""
+    from ..data import instructions
+
+    return None if limit is not None and limit >= len(instructions.load("train")) else limit
 
 
 BASE_FRAME = "Request: {text}\n\nResponse:\n"  # a base model (no chat template) answers a request as text
@@ -92,6 +102,16 @@ def records(cfg: ChatCorpusConfig, split: str) -> list[dict]:
 
 
 def _open_folder(cfg: ChatCorpusConfig, meta: dict) -> None:
+    path = Path(cfg.out) / META
+    if path.is_file():  # an earlier --limit that took the whole split reads as the whole split
+        try:
+            old = json.loads(path.read_text())
+            old["settings"]["limit"] = whole_split(old["settings"]["limit"])
+            if {k: old.get(k) for k in ("settings", "target", "instructions")} == {
+                    k: meta[k] for k in ("settings", "target", "instructions")}:
+                return
+        except (ValueError, KeyError, TypeError):
+            pass  # not ours, or damaged: open_corpus_folder says so
     open_corpus_folder(cfg.out, meta, meta_name=META, prog=PROG, keys=("settings", "target", "instructions"),
                        ours=[META, "README.md"] + [f"{s}{x}" for s in SPLITS for x in (".jsonl", ".jsonl.partial")],
                        overwrite=cfg.overwrite, what=lambda old: "other settings, another target or instruction set")
