@@ -9,7 +9,7 @@ answered greedily (what greedy speculative decoding has to match) by mlx-lm's
 `batch_generate` in batches, cut at the end-of-turn token. With `--temp T` the
 answers are sampled at temperature T instead (`--seed` picks the draw): a second
 corpus of the same instructions, other answers, for a trainer given both
-(`--corpus runs/smollm2-chat,runs/smollm2-chat-t08`) and for a drafter that has
+(`--corpus runs/smollm2-chat,runs/smollm2-chat-t07`) and for a drafter that has
 to follow the target's sampled text. A few held-out
 instructions are answered too, as the validation split (the bench's held-out
 prompts are the rest of that split; the drafter never trains on them).
