@@ -40,6 +40,7 @@ META = "corpus.json"
 FORMAT = "mlx-specdec chat corpus v1"
 SPLITS = ("train", "valid")
 PROG = "mlx-specdec eagle corpus"
+KEYS = ("settings", "target", "instructions")  # what makes two corpora the same corpus
 
 
 @dataclass
@@ -107,12 +108,11 @@ def _open_folder(cfg: ChatCorpusConfig, meta: dict) -> None:
         try:
             old = json.loads(path.read_text())
             old["settings"]["limit"] = whole_split(old["settings"]["limit"])
-            if {k: old.get(k) for k in ("settings", "target", "instructions")} == {
-                    k: meta[k] for k in ("settings", "target", "instructions")}:
+            if {k: old.get(k) for k in KEYS} == {k: meta[k] for k in KEYS}:
                 return
         except (ValueError, KeyError, TypeError):
             pass  # not ours, or damaged: open_corpus_folder says so
-    open_corpus_folder(cfg.out, meta, meta_name=META, prog=PROG, keys=("settings", "target", "instructions"),
+    open_corpus_folder(cfg.out, meta, meta_name=META, prog=PROG, keys=KEYS,
                        ours=[META, "README.md"] + [f"{s}{x}" for s in SPLITS for x in (".jsonl", ".jsonl.partial")],
                        overwrite=cfg.overwrite, what=lambda old: "other settings, another target or instruction set")
 
