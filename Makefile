@@ -122,11 +122,14 @@ eagle3-gemma: chat-corpus-gemma
 	  $$(test -f runs/gemma-eagle3/ckpt.safetensors && echo --resume)
 
 # Block drafters (DFlash) on the same corpora; SmolLM2's ships in models/, Gemma's only ever trained locally.
-DFLASH_MINUTES ?= 40
+# SmolLM2's trains on the greedy and the sampled answers together, validated on the greedy ones (as EAGLE-3's
+# second stage is), from scratch.
+DFLASH_MINUTES ?= 85
 DFLASH_FLAGS = --time-budget-min $(DFLASH_MINUTES) --block-size 8 --layers 2 --anchors 32 --seq-len 256 --batch-size 8 \
   --lr 2e-3 --warmup 20 --eval-every 50 --eval-rows 48 --ckpt-every 25
-dflash-smollm2: chat-corpus-smollm2
-	$(PY) -m mlx_specdec.cli.main dflash train --base models/real/smollm2-135m-instruct --corpus runs/smollm2-chat \
+dflash-smollm2: chat-corpus-smollm2 chat-corpus-smollm2-sampled
+	$(PY) -m mlx_specdec.cli.main dflash train --base models/real/smollm2-135m-instruct \
+	  --corpus runs/smollm2-chat,runs/smollm2-chat-t07 --valid-corpus runs/smollm2-chat --overwrite \
 	  --out models/smollm2-135m-dflash --run-dir runs/smollm2-dflash $(DFLASH_FLAGS) \
 	  $$(test -f runs/smollm2-dflash/ckpt.safetensors && echo --resume)
 

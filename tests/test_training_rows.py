@@ -108,3 +108,27 @@ def test_the_calibration_prices_a_validation_without_its_one_time_pass(monkeypat
     cfg = loop.RunConfig(lr=1e-3, warmup=0, batch_size=2, eval_every=10, ckpt_every=10**6)
     rows = 100 + np.arange(16, dtype=np.int32).reshape(8, 2)
     assert loop.calibrate_steps(task, cfg, rows, budget_s=1000.0) == 7490
+
+
+def test_a_full_cache_keeps_what_fits_and_runs_the_rest_again_each_time():
+    """Rows of 3 float32 + 1 float32 = 16 bytes kept each; room for two. A row past the size is passed, used
+    and dropped: the same values, computed again whenever it is drawn, and priced as recurring, not one-time."""
+    clock = Clock()
+    compute, calls = counting_pass(clock, lambda call, n: 1.0 * n)
+    cache = RowCache(compute, clock, max_bytes=40)
+    rows = np.arange(15, dtype=np.int32).reshape(5, 3)
+    times_ten, sums = cache(rows[[0, 1, 2]])
+    assert np.array_equal(np.array(times_ten), 10 * rows[[0, 1, 2]])
+    assert np.array_equal(np.array(sums), rows[[0, 1, 2]].sum(axis=-1))
+    assert len(cache.rows) == 2 and cache.kept_bytes == 32 and cache.row_bytes == 16
+    times_ten, _ = cache(rows[[2, 0, 2]])
+    assert [c.tolist() for c in calls[1:]] == [rows[[2]].tolist()]  # the dropped row again, once; row 0 kept
+    assert np.array_equal(np.array(times_ten), 10 * rows[[2, 0, 2]])
+    assert len(cache.rows) == 2 and cache.computed == 4
+    # Nothing more fits: no row is one-time work any more; of 5 distinct rows, 3 are run each time drawn.
+    assert cache.left_s(rows) == 0.0
+    assert cache.recurring_s(rows, per_step=10) == 10 * 3 / 5 * 1.0
+    other = Clock()
+    unlimited = RowCache(counting_pass(other, lambda call, n: 1.0 * n)[0], other)
+    unlimited(rows[:2])
+    assert unlimited.recurring_s(rows, per_step=10) == 0.0 and unlimited.left_s(rows) == 3 * 1.0

@@ -177,7 +177,9 @@ CONFIG_FLAG_HELP = {
                      "low, middle and high: 1, L/2-1, L-4)",
     "intermediate_size": "the drafter's MLP width (default: the target's)",
     "no_target_cache": "run the target over a row every time it is drawn, instead of keeping its pass in memory "
-                       "after the first (about 10 MB a 256-token row for SmolLM2)",
+                       "after the first (about 5 MB a 256-token row for SmolLM2)",
+    "target_cache_gb": "keep at most this many GiB of target passes; rows past it are run again each time they "
+                       "are drawn (default: 60%% of the machine's memory)",
     "head_init": "target: the draft head starts as the target's head rows and final norm; random: from scratch",
 }
 

@@ -67,6 +67,7 @@ class DFlashTrainConfig(loop.RunConfig):
     eval_rows: int = 48
     ckpt_every: int = 25
     no_target_cache: bool = False
+    target_cache_gb: float | None = None  # the kept passes' size at most (None: a share of the memory)
 
     LOCAL = loop.RunConfig.LOCAL
 

@@ -117,6 +117,7 @@ HYPERPARAMETER_RANGES = {
     "data_seed": (0, 2**63 - 1, False),
     "sample_tokens": (0, math.inf, False),
     "tokenizer_stories": (1, math.inf, False),
+    "target_cache_gb": (0.0, math.inf, False),
 }
 
 
@@ -310,6 +311,11 @@ class Task:
         """Seconds spent so far on that one-time work (so a timed validation is priced without it)."""
         return 0.0
 
+    def recurring_s(self, rows: np.ndarray) -> float:
+        """Seconds each step spends beyond its cost as timed on a repeated batch (rows a full cache cannot keep,
+        run again whenever they are drawn), for the time budget."""
+        return 0.0
+
 
 def calibrate_steps(task: Task, cfg: RunConfig, rows: np.ndarray, budget_s: float) -> int:
     """How many steps fit in the budget: time a few real steps and one validation.
@@ -333,6 +339,7 @@ def calibrate_steps(task: Task, cfg: RunConfig, rows: np.ndarray, budget_s: floa
     # (one_time_s below), not what each later validation costs.
     eval_s = time.perf_counter() - t0 - (task.one_time_spent_s() - once_before)
     once = task.one_time_s(rows)
+    per_step += task.recurring_s(rows)
     task.reset()
     per_step += eval_s / cfg.eval_every + 0.3 * per_step / cfg.ckpt_every
     reserve = min(20.0, 0.05 * budget_s) + eval_s + once  # final validation and saving; one-time work

@@ -11,10 +11,15 @@ The rate excludes the first call once later ones exist: a first call also
 pays for compiling the model's kernels (MLX's CPU backend builds them with
 the system compiler), which priced every later row at up to twice its cost
 and left a fifth of an EAGLE-3 run's budget unspent.
+
+A cache may be given a size (`max_bytes`): once it is full, a new row's pass
+is used and dropped, and that row is run again each time it is drawn. Its
+cost then recurs with every step (`recurring_s`) instead of being paid once.
 """
 
 from __future__ import annotations
 
+import math
 import time
 from typing import Callable
 
@@ -39,9 +44,12 @@ class RowCache:
     and returns a tuple of arrays with one leading entry per row; they are kept as given (cast them to what
     should be kept, float16 say, inside `compute`)."""
 
-    def __init__(self, compute: Callable[[np.ndarray], tuple], clock: Callable[[], float] = time.perf_counter):
-        self.compute, self.clock = compute, clock
+    def __init__(self, compute: Callable[[np.ndarray], tuple], clock: Callable[[], float] = time.perf_counter,
+                 max_bytes: float = math.inf):
+        self.compute, self.clock, self.max_bytes = compute, clock, max_bytes
         self.rows: dict[bytes, tuple] = {}
+        self.kept_bytes = 0
+        self.row_bytes = 0  # what the last row computed would take to keep
         self.spent_s = 0.0  # every second spent computing, first call included
         self.computed = 0  # rows the frozen model ran over
         self._first: tuple[float, int] | None = None  # (seconds, rows) of the first call
@@ -62,9 +70,16 @@ class RowCache:
             else:
                 self._later[0] += seconds
                 self._later[1] += len(missing)
+            fresh = {}
             for j, i in enumerate(missing):
-                self.rows[keys[i]] = tuple(a[j] for a in out)
-        parts = [self.rows[k] for k in keys]
+                fresh[keys[i]] = part = tuple(a[j] for a in out)
+                self.row_bytes = sum(a.nbytes for a in part)
+                if self.kept_bytes + self.row_bytes <= self.max_bytes:
+                    self.rows[keys[i]] = part
+                    self.kept_bytes += self.row_bytes
+            parts = [self.rows.get(k) or fresh[k] for k in keys]
+        else:
+            parts = [self.rows[k] for k in keys]
         return tuple(mx.stack([p[n] for p in parts]) for n in range(len(parts[0])))
 
     def seconds_per_row(self) -> float:
@@ -72,7 +87,25 @@ class RowCache:
         seconds, n = self._later if self._later[1] else (self._first or (0.0, 0))
         return seconds / max(n, 1)
 
-    def left_s(self, *row_sets: np.ndarray) -> float:
-        """Seconds still to spend on the distinct rows of `row_sets` that are not kept yet."""
+    def _room(self) -> float:
+        """How many more rows fit (inf until a row has been seen or without a size)."""
+        if self.max_bytes == math.inf or not self.row_bytes:
+            return math.inf
+        return max(0, (self.max_bytes - self.kept_bytes) // self.row_bytes)
+
+    def _unkept(self, row_sets) -> tuple[int, int]:
+        """(distinct rows of row_sets not kept yet, distinct rows in all)."""
         keys = {r.tobytes() for rows in row_sets for r in rows}
-        return sum(k not in self.rows for k in keys) * self.seconds_per_row()
+        return sum(k not in self.rows for k in keys), len(keys)
+
+    def left_s(self, *row_sets: np.ndarray) -> float:
+        """Seconds still to spend once on the distinct rows of `row_sets` that are not kept yet and still fit."""
+        unkept, _ = self._unkept(row_sets)
+        return min(unkept, self._room()) * self.seconds_per_row()
+
+    def recurring_s(self, rows: np.ndarray, per_step: int) -> float:
+        """Seconds a step of `per_step` rows drawn from `rows` spends on rows that will never fit: the share of
+        them past the cache's size, run again each time they are drawn."""
+        unkept, total = self._unkept([rows])
+        never = max(0, unkept - self._room()) if total else 0
+        return per_step * never / max(total, 1) * self.seconds_per_row()
