@@ -90,18 +90,22 @@ chat-corpus-smollm2-sampled: real-models
 
 # The shipped drafter in two stages: EAGLE3_MINUTES on the greedy answers (runs/smollm2-135m-eagle3-stage1), then
 # EAGLE3_STAGE2_MINUTES on the greedy and the sampled answers together, started from stage 1 (--init).
+# The target's pass over each row is kept on disk in TARGET_PASSES (about 5 MB a row, 12 GB for SmolLM2's two
+# corpora per drafter kind), so stage 2, a resumed run or a rerun skips it; `make ... TARGET_PASSES=` keeps none.
 EAGLE3_STAGE2_MINUTES ?= 85
+TARGET_PASSES ?= runs/target-passes
+PASSES_FLAG = $(if $(TARGET_PASSES),--target-cache-dir $(TARGET_PASSES))
 eagle3-smollm2: chat-corpus-smollm2 chat-corpus-smollm2-sampled
 	test -f runs/smollm2-135m-eagle3-stage1/model.safetensors || \
 	$(PY) -m mlx_specdec.cli.main eagle train --base models/real/smollm2-135m-instruct --corpus runs/smollm2-chat \
 	  --out runs/smollm2-135m-eagle3-stage1 --run-dir runs/smollm2-eagle3 --time-budget-min $(EAGLE3_MINUTES) \
-	  --seq-len 256 --batch-size 8 --lr 2e-3 --warmup 20 --eval-every 50 --eval-rows 48 --ckpt-every 25 \
+	  --seq-len 256 --batch-size 8 --lr 2e-3 --warmup 20 --eval-every 50 --eval-rows 48 --ckpt-every 25 $(PASSES_FLAG) \
 	  $$(test -f runs/smollm2-eagle3/ckpt.safetensors && echo --resume)
 	$(PY) -m mlx_specdec.cli.main eagle train --base models/real/smollm2-135m-instruct \
 	  --corpus runs/smollm2-chat,runs/smollm2-chat-t07 --valid-corpus runs/smollm2-chat \
 	  --init runs/smollm2-135m-eagle3-stage1 --out models/smollm2-135m-eagle3 --overwrite \
 	  --run-dir runs/smollm2-eagle3-stage2 --time-budget-min $(EAGLE3_STAGE2_MINUTES) --seq-len 256 --batch-size 8 \
-	  --lr 1e-3 --warmup 20 --eval-every 50 --eval-rows 48 --ckpt-every 25 \
+	  --lr 1e-3 --warmup 20 --eval-every 50 --eval-rows 48 --ckpt-every 25 $(PASSES_FLAG) \
 	  $$(test -f runs/smollm2-eagle3-stage2/ckpt.safetensors && echo --resume)
 
 # The baseline EAGLE-3 is measured against: the MTP head trained on the same corpus for the same wall time
@@ -130,7 +134,7 @@ DFLASH_FLAGS = --time-budget-min $(DFLASH_MINUTES) --block-size 8 --layers 2 --a
 dflash-smollm2: chat-corpus-smollm2 chat-corpus-smollm2-sampled
 	$(PY) -m mlx_specdec.cli.main dflash train --base models/real/smollm2-135m-instruct \
 	  --corpus runs/smollm2-chat,runs/smollm2-chat-t07 --valid-corpus runs/smollm2-chat --overwrite \
-	  --out models/smollm2-135m-dflash --run-dir runs/smollm2-dflash $(DFLASH_FLAGS) \
+	  --out models/smollm2-135m-dflash --run-dir runs/smollm2-dflash $(DFLASH_FLAGS) $(PASSES_FLAG) \
 	  $$(test -f runs/smollm2-dflash/ckpt.safetensors && echo --resume)
 
 dflash-gemma: chat-corpus-gemma

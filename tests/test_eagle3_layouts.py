@@ -271,15 +271,20 @@ def test_a_sampled_corpus_and_a_second_stage_started_from_a_trained_drafter(smol
 
     common = ["--base", str(SMOLLM2), "--batch-size", "2", "--seq-len", "64", "--ttt-steps", "2", "--eval-rows", "2",
               "--quiet"]
-    first = tmp_path / "first"
+    first, passes = tmp_path / "first", tmp_path / "passes"
     assert main(["eagle", "train", "--corpus", str(greedy), "--out", str(first), "--run-dir", str(tmp_path / "r1"),
-                 "--max-steps", "2", "--draft-vocab", "512", *common]) == 0
+                 "--max-steps", "2", "--draft-vocab", "512", "--target-cache-dir", str(passes), *common]) == 0
+    stored = {p: p.stat().st_mtime_ns for p in passes.glob("*/*.safetensors")}
+    assert len(stored) >= 2  # the 2 validation rows at least
     start = load_eagle3(first, smollm2[0])
     cfg = Eagle3TrainConfig(base=str(SMOLLM2), corpus=f"{greedy},{sampled}", valid_corpus=str(greedy),
                             init=str(first), out=str(tmp_path / "second"), run_dir=str(tmp_path / "r2"), max_steps=1,
                             lr=1e-12, warmup=0, batch_size=2, seq_len=64, ttt_steps=2, eval_rows=2,
-                            draft_vocab=1024, quiet=True)  # (the draft vocabulary is --init's: 512)
+                            draft_vocab=1024, quiet=True, target_cache_dir=str(passes))  # (vocabulary: --init's)
     summary = train(cfg, *smollm2)
+    # The second stage has the first's target layers and vocabulary: the same pass, read back, never rewritten.
+    assert len(list(passes.iterdir())) == 1 and summary["target_passes"]["read"] >= 2
+    assert all(p.stat().st_mtime_ns == t for p, t in stored.items())
     trained = dict(tree_flatten(summary["drafter"].parameters()))
     for name, value in tree_flatten(start.parameters()):
         assert np.allclose(np.array(trained[name].astype(mx.float32)), np.array(value.astype(mx.float32)), atol=1e-6), name

@@ -132,3 +132,41 @@ def test_a_full_cache_keeps_what_fits_and_runs_the_rest_again_each_time():
     unlimited = RowCache(counting_pass(other, lambda call, n: 1.0 * n)[0], other)
     unlimited(rows[:2])
     assert unlimited.recurring_s(rows, per_step=10) == 0.0 and unlimited.left_s(rows) == 3 * 1.0
+
+
+def test_a_store_keeps_every_row_on_disk_for_a_later_cache(tmp_path):
+    """A RowStore beside the cache: every row run is written once; a new cache over the same store (a resumed
+    run, a second stage) reads them back, bit for bit, and runs only the rows it has never seen. A file that
+    does not read back is run again and rewritten; another pass (another description) is another folder."""
+    from mlx_specdec.training.rows import RowStore
+
+    clock = Clock()
+    compute, calls = counting_pass(clock, lambda call, n: 1.0 * n)
+    describe = {"target": "t", "layers": [1, 2]}
+    first = RowCache(compute, clock, store=RowStore(tmp_path, describe))
+    rows = np.arange(15, dtype=np.int32).reshape(5, 3)
+    before = first(rows[[0, 1, 2, 1]])
+    assert first.store.written == 3 and len(list(first.store.folder.glob("*.safetensors"))) == 3
+    assert (first.store.folder / "pass.json").is_file()
+
+    second = RowCache(compute, clock, store=RowStore(tmp_path, describe))
+    assert second.store.folder == first.store.folder
+    assert second.left_s(rows) == 2 * 1.0  # rows 3 and 4 only: the others are on disk
+    after = second(rows[[0, 1, 2, 1]])
+    assert len(calls) == 1 and second.computed == 0 and second.store.read == 3
+    for a, b in zip(before, after):
+        assert a.dtype == b.dtype and np.array_equal(np.array(a), np.array(b))
+    second(rows[[3, 0]])
+    assert [c.tolist() for c in calls[1:]] == [rows[[3]].tolist()] and second.store.written == 1
+
+    second.store.path(rows[4].tobytes()).write_bytes(b"not a safetensors file")
+    third = RowCache(compute, clock, store=RowStore(tmp_path, describe))
+    times_ten, _ = third(rows[[4]])
+    assert np.array_equal(np.array(times_ten), 10 * rows[[4]]) and third.computed == 1 and third.store.written == 1
+    assert RowStore(tmp_path, {**describe, "layers": [1, 3]}).folder != first.store.folder
+    # With a store a row past the memory's size is read back, not run again: nothing recurs.
+    small = RowCache(compute, clock, max_bytes=16, store=RowStore(tmp_path, describe))
+    small(rows)
+    small(rows)
+    assert len(small.rows) == 1 and small.computed == 0 and small.store.read == 5 + 4
+    assert small.recurring_s(rows, per_step=10) == 0.0 and small.left_s(rows) == 0.0

@@ -180,6 +180,9 @@ CONFIG_FLAG_HELP = {
                        "after the first (about 5 MB a 256-token row for SmolLM2)",
     "target_cache_gb": "keep at most this many GiB of target passes; rows past it are run again each time they "
                        "are drawn (default: 60%% of the machine's memory)",
+    "target_cache_dir": "also keep each row's target pass in this folder (about 5 MB a row): a resumed run, a "
+                        "second stage or another drafter over the same rows, target layers and vocabulary reads "
+                        "them instead of running the target again",
     "head_init": "target: the draft head starts as the target's head rows and final norm; random: from scratch",
 }
 

@@ -68,8 +68,9 @@ class DFlashTrainConfig(loop.RunConfig):
     ckpt_every: int = 25
     no_target_cache: bool = False
     target_cache_gb: float | None = None  # the kept passes' size at most (None: a share of the memory)
+    target_cache_dir: str | None = None  # also keep every row's pass on disk here, for later runs
 
-    LOCAL = loop.RunConfig.LOCAL
+    LOCAL = (*loop.RunConfig.LOCAL, "no_target_cache", "target_cache_gb", "target_cache_dir")  # this machine's
 
     def validate(self) -> None:
         super().validate()
@@ -240,10 +241,10 @@ class DFlashTask(FeatureTask):
     model_class = DFlashModel
 
     def __init__(self, cfg: DFlashTrainConfig, target, draft_config: DFlashConfig, vocab: np.ndarray,
-                 valid_rows: np.ndarray):
+                 valid_rows: np.ndarray, identity: dict | None = None):
         self.rng = np.random.default_rng(cfg.seed)  # anchors, drawn afresh each step
         super().__init__(cfg, target, draft_config, vocab, valid_rows, draft_config.block_size - 1,
-                         valid_columns=("tokens_per_pass",))
+                         valid_columns=("tokens_per_pass",), identity=identity)
 
     def bind(self, module) -> None:
         module.bind(token_embedding(self.target))
@@ -279,7 +280,7 @@ def train(cfg: DFlashTrainConfig, target=None, tokenizer=None, invocation: str |
 
     run = open_feature_run(cfg, target, tokenizer, cfg.chosen_layers)
     draft_config = draft_config_for(run.target, cfg, model_vocab_size(run.target))
-    task = DFlashTask(cfg, run.target, draft_config, run.vocab, run.valid_rows)
+    task = DFlashTask(cfg, run.target, draft_config, run.vocab, run.valid_rows, run.identity)
     run.say(f"block drafter for {cfg.base}: {cfg.layers} layers, blocks of {cfg.block_size}, target layers "
             f"{list(draft_config.target_layers)}, draft vocabulary {len(run.vocab):,} ({run.coverage:.1%} of answer "
             f"tokens), {len(run.train_rows):,} conversations of <= {cfg.seq_len} tokens, {cfg.anchors} anchors a row")

@@ -28,6 +28,7 @@ were accepted.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import os
@@ -45,7 +46,7 @@ from ..models.eagle3 import Eagle3Config, Eagle3Model, default_target_layers
 from . import loop
 from .chat_corpus import corpora_target, corpus_folders, read_corpora, token_counts
 from .distill import target_identity
-from .rows import RowCache
+from .rows import RowCache, RowStore
 
 PROG = "mlx-specdec eagle train"
 CURVES = "curves.csv"
@@ -86,8 +87,9 @@ class Eagle3TrainConfig(loop.RunConfig):
     ckpt_every: int = 50
     no_target_cache: bool = False  # recompute the target's pass over a row every time it is drawn
     target_cache_gb: float | None = None  # the kept passes' size at most (None: TARGET_CACHE_SHARE of the memory)
+    target_cache_dir: str | None = None  # also keep every row's pass on disk here, for later runs (rows.RowStore)
 
-    LOCAL = loop.RunConfig.LOCAL
+    LOCAL = (*loop.RunConfig.LOCAL, "no_target_cache", "target_cache_gb", "target_cache_dir")  # this machine's
 
     def validate(self) -> None:
         super().validate()
@@ -186,6 +188,16 @@ def target_cache_bytes(gb: float | None) -> float:
         return math.inf
 
 
+def target_store(root: str, identity: dict | None, layers, vocab: np.ndarray) -> RowStore:
+    """The on-disk rows of this target pass: its folder under `root` is named by the target's weights, the
+    feature layers, the draft vocabulary and the way rows are kept (TargetCache's float16)."""
+    if identity is None:
+        raise SpecDecError("--target-cache-dir needs the target's identity (its folder's weights)")
+    vocab = np.asarray(vocab, np.int32)
+    return RowStore(root, {"target": identity, "layers": [int(i) for i in layers], "format": "float16-v1",
+                           "vocab": hashlib.sha256(vocab.tobytes()).hexdigest()[:16], "vocab_size": len(vocab)})
+
+
 class TargetCache(RowCache):
     """Each row's target pass (features, draft-vocabulary log-probabilities, top-1), kept after its first: the
     target is frozen, so every later epoch reads it back instead of running the target again (a SmolLM2 pass
@@ -193,9 +205,9 @@ class TargetCache(RowCache):
     where a row's exceed float16's range), which halves what a row takes (a 256-token SmolLM2 row with 5
     feature layers: 5.7 MB instead of 11.4), and read back as float32; past `max_bytes` rows are not kept."""
 
-    def __init__(self, target, layers, vocab: mx.array, max_bytes: float = math.inf):
+    def __init__(self, target, layers, vocab: mx.array, max_bytes: float = math.inf, store: RowStore | None = None):
         self.target, self.layers, self.vocab = target, layers, vocab
-        super().__init__(self._target_pass, max_bytes=max_bytes)
+        super().__init__(self._target_pass, max_bytes=max_bytes, store=store)
 
     def _target_pass(self, rows: np.ndarray) -> tuple:
         feats, logp, top = target_pass(self.target, self.layers, mx.array(rows[:, 0]), self.vocab)
@@ -315,13 +327,17 @@ class FeatureTask(loop.Task):
     model_class: type
 
     def __init__(self, cfg, target, draft_config, vocab: np.ndarray, valid_rows: np.ndarray, n_terms: int,
-                 valid_columns: tuple[str, ...] = (), start: InitialDrafter | None = None):
+                 valid_columns: tuple[str, ...] = (), start: InitialDrafter | None = None,
+                 identity: dict | None = None):
         self.cfg, self.target, self.draft_config, self.valid_rows = cfg, target, draft_config, valid_rows
         self.start = start
         self.vocab = mx.array(vocab)
         self.layers = draft_config.target_layers
-        self.cache = None if cfg.no_target_cache else TargetCache(target, self.layers, self.vocab,
-                                                                  target_cache_bytes(cfg.target_cache_gb))
+        self.cache = None
+        if not cfg.no_target_cache:
+            store = None if not cfg.target_cache_dir else target_store(cfg.target_cache_dir, identity, self.layers,
+                                                                        vocab)
+            self.cache = TargetCache(target, self.layers, self.vocab, target_cache_bytes(cfg.target_cache_gb), store)
         self.tokens_per_step = cfg.batch_size * cfg.seq_len
         self.n_terms = n_terms
         self.fields = (["step", "tokens", "train_loss"] + [f"train_loss_{j + 1}" for j in range(n_terms)]
@@ -378,8 +394,8 @@ class Eagle3Task(FeatureTask):
     model_class = Eagle3Model
 
     def __init__(self, cfg: Eagle3TrainConfig, target, draft_config: Eagle3Config, vocab: np.ndarray,
-                 valid_rows: np.ndarray, start: InitialDrafter | None = None):
-        super().__init__(cfg, target, draft_config, vocab, valid_rows, cfg.ttt_steps, start=start)
+                 valid_rows: np.ndarray, start: InitialDrafter | None = None, identity: dict | None = None):
+        super().__init__(cfg, target, draft_config, vocab, valid_rows, cfg.ttt_steps, start=start, identity=identity)
 
     def bind(self, module) -> None:
         module.bind_embedding(token_embedding(self.target))
@@ -477,6 +493,16 @@ class FeatureRun:
                            invocation=invocation, base_meta=dict(target=self.identity, vocab=self.vocab.tolist(),
                                                                   coverage=self.coverage))
         summary["coverage"] = self.coverage
+        cache = getattr(task, "cache", None)
+        if cache is not None:
+            summary["target_passes"] = {"run": cache.computed, "kept": len(cache.rows),
+                                        "kept_gb": round(cache.kept_bytes / 2**30, 3)}
+            text = f"target passes: {cache.computed:,} rows run, {len(cache.rows):,} kept in memory"
+            if cache.store is not None:
+                summary["target_passes"].update(read=cache.store.read, written=cache.store.written,
+                                                folder=str(cache.store.folder))
+                text += f", {cache.store.read:,} read from and {cache.store.written:,} written to {cache.store.folder}"
+            self.say(text)
         return summary
 
     def card(self, cfg, summary: dict) -> dict:
@@ -535,7 +561,7 @@ def train(cfg: Eagle3TrainConfig, target=None, tokenizer=None, invocation: str |
     kept = run.meta.get("architecture") if run.meta is not None else None
     draft_config = (Eagle3Config.from_dict(kept) if isinstance(kept, dict) else run.start.config
                     if run.start is not None else draft_config_for(run.target, cfg, vocab_size))
-    task = Eagle3Task(cfg, run.target, draft_config, run.vocab, run.valid_rows, run.start)
+    task = Eagle3Task(cfg, run.target, draft_config, run.vocab, run.valid_rows, run.start, run.identity)
     run.say(f"EAGLE-3 drafter for {cfg.base}: target layers {list(draft_config.target_layers)}, draft vocabulary "
             f"{len(run.vocab):,} ({run.coverage:.1%} of answer tokens), {len(run.train_rows):,} conversations of "
             f"<= {cfg.seq_len} tokens, {cfg.ttt_steps} TTT steps")
