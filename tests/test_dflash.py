@@ -16,6 +16,7 @@ import json
 
 import mlx.core as mx
 import mlx.optimizers as optim
+from mlx.utils import tree_flatten
 import numpy as np
 import pytest
 
@@ -273,3 +274,21 @@ def test_training_and_generation_from_the_command_line(tmp_path, capsys, monkeyp
     record = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
     assert record["draft_model"] == str(out) and record["stats"]["drafted"] > 0
     assert record["compare"]["identical"] is True and len(record["ids"]) == 20
+
+    # A second stage: --init starts at the drafter's weights, architecture and draft vocabulary (the flags' other
+    # block size and layer count give way), and the card says what it started from.
+    second = tmp_path / "second"
+    stage = ["dflash", "train", "--base", base, "--corpus", str(corpus), "--out", str(second), "--run-dir",
+             str(tmp_path / "run2"), "--batch-size", "2", "--seq-len", "48", "--eval-rows", "2", "--max-steps", "1",
+             "--lr", "1e-12", "--warmup", "0", "--quiet"]
+    assert main(stage + ["--init", str(out)]) == 0
+    config2 = json.loads((second / "config.json").read_text())
+    assert config2["architecture"] == config["architecture"]
+    assert config2["card"]["init"]["folder"] == str(out) and config2["card"]["init"]["steps"] == 3
+    assert f"started from: the drafter in {out} (trained 3 steps" in (second / "README.md").read_text()
+    first_weights = dict(tree_flatten(load_dflash(out).parameters()))
+    for name, value in tree_flatten(load_dflash(second).parameters()):
+        assert np.array_equal(np.array(value), np.array(first_weights[name])), name
+    refused = stage[:7] + [str(tmp_path / "x"), "--run-dir", str(tmp_path / "run3")] + stage[10:]
+    assert main(refused + ["--init", base]) == 2  # a model folder, not a block drafter
+    assert "--init" in capsys.readouterr().err and not (tmp_path / "x").exists()

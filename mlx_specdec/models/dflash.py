@@ -43,7 +43,7 @@ from mlx_lm.models.cache import KVCache
 from mlx_lm.models.rope_utils import initialize_rope
 
 from ..errors import SpecDecError
-from .eagle3 import MLP
+from .eagle3 import MLP, lineage_text
 from .folders import atomic_folder, float16_weights, folder_model_type
 
 DFLASH_TYPE = "dflash"
@@ -283,6 +283,8 @@ def save_dflash(model: DFlashModel, out, *, target_name: str, target: dict, card
     config = {"model_type": DFLASH_TYPE, "architecture": model.config.to_dict(), "target": target_name,
               "target_identity": target, "dtype": "float16",
               "parameters": sum(v.size for k, v in weights.items() if k != "d2t")}
+    if card:  # what trained it, read back by a later run that starts from this one (--init)
+        config["card"] = dict(card)
 
     def fill(tmp: Path) -> None:
         mx.save_safetensors(str(tmp / WEIGHTS), weights)
@@ -312,6 +314,8 @@ def render_card(config: dict, card: dict) -> str:
             lines.append(f"- {label}: {card[key]:,}" if isinstance(card[key], int) else f"- {label}: {card[key]}")
     if "wall_time_s" in card:
         lines.append(f"- wall time: {card['wall_time_s'] / 60:.1f} min")
+    if isinstance(card.get("init"), dict):
+        lines.append(f"- started from: {lineage_text(card['init'])}")
     if card.get("acceptance"):
         lines += ["", "Greedy acceptance per block slot on the validation answers (teacher-forced context: how "
                   "often slot i's draft is the target's own token there, given the verified prefix before the "

@@ -49,6 +49,7 @@ class DFlashTrainConfig(loop.RunConfig):
     base: str = ""  # the target's folder
     corpus: str = ""  # a chat corpus folder (training.chat_corpus), or several: "a,b" (their train splits together)
     valid_corpus: str | None = None  # whose valid split validates (None: --corpus's first)
+    init: str | None = None  # a block drafter folder to start from (its weights, architecture, draft vocabulary)
     block_size: int = 8
     layers: int = 2
     n_features: int = 5  # target layers read, spread from layer 1 to L - 3 (z-lab's choice)
@@ -241,10 +242,10 @@ class DFlashTask(FeatureTask):
     model_class = DFlashModel
 
     def __init__(self, cfg: DFlashTrainConfig, target, draft_config: DFlashConfig, vocab: np.ndarray,
-                 valid_rows: np.ndarray, identity: dict | None = None):
+                 valid_rows: np.ndarray, start=None, identity: dict | None = None):
         self.rng = np.random.default_rng(cfg.seed)  # anchors, drawn afresh each step
         super().__init__(cfg, target, draft_config, vocab, valid_rows, draft_config.block_size - 1,
-                         valid_columns=("tokens_per_pass",), identity=identity)
+                         valid_columns=("tokens_per_pass",), start=start, identity=identity)
 
     def bind(self, module) -> None:
         module.bind(token_embedding(self.target))
@@ -278,10 +279,14 @@ def train(cfg: DFlashTrainConfig, target=None, tokenizer=None, invocation: str |
     """Train (or resume) a block drafter; writes cfg.out (a drafter folder) when set. Returns a summary."""
     from ..models.dflash import save_dflash
 
-    run = open_feature_run(cfg, target, tokenizer, cfg.chosen_layers)
-    draft_config = draft_config_for(run.target, cfg, model_vocab_size(run.target))
-    task = DFlashTask(cfg, run.target, draft_config, run.vocab, run.valid_rows, run.identity)
-    run.say(f"block drafter for {cfg.base}: {cfg.layers} layers, blocks of {cfg.block_size}, target layers "
+    run = open_feature_run(cfg, target, tokenizer, cfg.chosen_layers, kind="dflash")
+    # --init: the architecture is the drafter's; --resume: the checkpoint's
+    kept = run.meta.get("architecture") if run.meta is not None else None
+    draft_config = (DFlashConfig.from_dict(kept) if isinstance(kept, dict) else run.start.config
+                    if run.start is not None else draft_config_for(run.target, cfg, model_vocab_size(run.target)))
+    task = DFlashTask(cfg, run.target, draft_config, run.vocab, run.valid_rows, run.start, run.identity)
+    run.say(f"block drafter for {cfg.base}: {draft_config.num_hidden_layers} layers, blocks of "
+            f"{draft_config.block_size}, target layers "
             f"{list(draft_config.target_layers)}, draft vocabulary {len(run.vocab):,} ({run.coverage:.1%} of answer "
             f"tokens), {len(run.train_rows):,} conversations of <= {cfg.seq_len} tokens, {cfg.anchors} anchors a row")
     summary = run.run(task, cfg, invocation or cfg_command(cfg))

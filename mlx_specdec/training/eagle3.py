@@ -429,27 +429,38 @@ class InitialDrafter:
     """--init: a trained drafter a run starts from (a second stage on more data), not from the target's head."""
 
     folder: str
-    config: Eagle3Config
+    config: object  # its architecture (an Eagle3Config, a DFlashConfig)
     weights: list  # (name, float32 array) pairs, the draft vocabulary map included
     vocab: np.ndarray  # the draft vocabulary, as target ids
     lineage: dict  # what trained it: steps, tokens seen, wall time (from its card or curves)
 
 
-def initial_drafter(folder: str | None, target, identity: dict) -> InitialDrafter | None:
+def _drafter_kinds() -> dict:
+    """--init's readers per trainer: (what the folder must be, is it one, load it bound to a target)."""
+    from ..models.dflash_store import is_dflash_folder, load_dflash
+    from ..models.eagle3_store import is_eagle3_folder, load_eagle3
+
+    return {"eagle3": ("an EAGLE-3 drafter folder", is_eagle3_folder, load_eagle3),
+            "dflash": ("a block drafter folder", is_dflash_folder, load_dflash)}
+
+
+def initial_drafter(folder: str | None, target, identity: dict, kind: str = "eagle3") -> InitialDrafter | None:
     """The drafter folder --init names, read whole before anything is written (--out may be the same folder)."""
     if not folder:
         return None
     from mlx.utils import tree_flatten
 
-    from ..models.eagle3_store import is_eagle3_folder, load_eagle3
-
+    what, is_kind, load_kind = _drafter_kinds()[kind]
     path = Path(folder)
-    if not is_eagle3_folder(path):
-        raise SpecDecError(f"--init {folder!r} is not an EAGLE-3 drafter folder")
+    if not is_kind(path):
+        raise SpecDecError(f"--init {folder!r} is not {what}")
     config = json.loads((path / "config.json").read_text()) if (path / "config.json").is_file() else {}
     if isinstance(config.get("target_identity"), dict) and config["target_identity"] != identity:
         raise IncompatibleModelsError(f"--init {folder!r} was trained for another target than --base")
-    model = load_eagle3(path, target)
+    model = load_kind(path, target)
+    if model.draft_to_target is None:
+        raise SpecDecError(f"--init {folder!r} reads through the target's head; training needs a drafter with a "
+                           "draft vocabulary and a head of its own")
     weights = [(k, v if v.dtype == mx.int32 else v.astype(mx.float32)) for k, v in tree_flatten(model.parameters())]
     vocab = np.asarray(model.draft_to_target, np.int32)
     return InitialDrafter(str(folder), model.config, weights, vocab, _lineage(path, config))
@@ -515,9 +526,10 @@ class FeatureRun:
         return card
 
 
-def open_feature_run(cfg, target, tokenizer, layers_of) -> FeatureRun:
+def open_feature_run(cfg, target, tokenizer, layers_of, kind: str = "eagle3") -> FeatureRun:
     """Check the corpus against --base, open (or resume) the run, load and tap the target (`layers_of(n_layers)`
-    names the layers), read the corpus's rows and choose (or take back) the draft vocabulary."""
+    names the layers), read --init's drafter (of `kind`), the corpus's rows, and choose (or take back) the draft
+    vocabulary."""
     from ..loading import load
 
     cfg.validate()
@@ -538,7 +550,9 @@ def open_feature_run(cfg, target, tokenizer, layers_of) -> FeatureRun:
     train_records, valid_records = read_corpora(cfg.corpus, "train"), read_corpora(valid_corpus, "valid")
     vocab_size = model_vocab_size(target)
     eos = list(getattr(tokenizer, "eos_token_ids", None) or [])
-    start = None if meta is not None else initial_drafter(getattr(cfg, "init", None), target, identity)
+    start = None if meta is not None else initial_drafter(getattr(cfg, "init", None), target, identity, kind)
+    if start is not None:  # its layers, which need not be the flags' (--init's architecture is the drafter's)
+        tap(target, start.config.target_layers)
     vocab = (np.asarray(meta["vocab"], np.int32) if meta is not None
              else start.vocab if start is not None
              else draft_vocabulary(train_records, vocab_size, min(cfg.draft_vocab, vocab_size), eos))
