@@ -114,7 +114,7 @@ class RowCache:
         self.compute, self.clock, self.max_bytes, self.store = compute, clock, max_bytes, store
         self.rows: dict[bytes, tuple] = {}
         self.kept_bytes = 0
-        self.row_bytes = 0  # what the last row computed would take to keep
+        self.row_bytes = 0  # what the last row run or read takes to keep
         self.spent_s = 0.0  # every second spent computing, first call included
         self.computed = 0  # rows the frozen model ran over
         self._first: tuple[float, int] | None = None  # (seconds, rows) of the first call
