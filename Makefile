@@ -54,8 +54,9 @@ demo: $(STAMP) real-models
 
 # The suite runs in TEST_WORKERS processes (pytest-xdist), each test file whole in one of them: a file's
 # module fixtures load once, and the mlx.launch tests never run beside each other. The 15 slowest are listed
-# at the end: on a machine whose MLX kernel cache ($TMPDIR/mlx) is empty the suite also compiles ~300 CPU
-# kernels with the system compiler (610 s of pytest against 483 s with the cache, 2-core AMD EPYC).
+# at the end. On a machine whose MLX kernel cache ($TMPDIR/mlx) is empty the suite also compiles MLX's fused
+# CPU kernels with the system compiler (686 of them, 610 s of pytest against 483 s with the cache, 2-core AMD
+# EPYC); the mlx-lm architecture sweeps therefore run with mx.compile off (`eager` in tests/conftest.py).
 TEST_WORKERS ?= 2
 PYTEST := $(PY) -m pytest -n $(TEST_WORKERS) --dist loadfile --durations=15
 

@@ -6,6 +6,7 @@ import shutil
 import tempfile
 from pathlib import Path
 
+import mlx.core as mx
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -16,6 +17,24 @@ SHIPPED = ROOT / "models"
 _CALIBRATION_DIR = tempfile.mkdtemp(prefix="specdec-calibration-")
 atexit.register(shutil.rmtree, _CALIBRATION_DIR, True)
 os.environ["MLX_SPECDEC_CALIBRATION"] = os.path.join(_CALIBRATION_DIR, "calibration.json")
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _eager_module(request):
+    """A module marked `eager` runs with `mx.compile` off: the mlx-lm architecture sweeps, whose compiled
+    functions are mlx-lm's own. On a machine whose MLX kernel cache is empty (a fresh CI box) compiling their
+    ~300 fused CPU kernels with the system compiler cost more than the tests themselves (test_archs_fixtures
+    44 s against 7 s eager, test_native_mtp 61 s against 24, test_cache_families 138 s against 90; 2-core AMD
+    EPYC). Our own compiled functions (the verdict, the sampler, the compiled state step, the MTP head's step,
+    the training step) run compiled in every other module, and test_cache_families keeps a compiled spot check."""
+    if request.node.get_closest_marker("eager") is None:
+        yield
+        return
+    mx.disable_compile()
+    try:
+        yield
+    finally:
+        mx.enable_compile()
 
 
 @pytest.fixture(scope="session")

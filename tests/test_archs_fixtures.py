@@ -9,6 +9,8 @@ import pytest
 
 import archs
 
+pytestmark = pytest.mark.eager  # mlx-lm's architectures, run with mx.compile off (tests/conftest.py)
+
 NAMES = list(archs.ARCHS)
 N_NEW = archs.WINDOW + 40  # 40 tokens past every window (and past the 12-token prompt)
 

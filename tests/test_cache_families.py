@@ -30,6 +30,11 @@ from mlx_specdec.state import (make_sequence, model_context_window, model_name, 
                                quantized_kv_strategy)
 from tests import archs
 
+# The sweeps run eagerly (tests/conftest.py: `eager`): the compiled functions in these models are mlx-lm's, and
+# on an empty MLX kernel cache building them cost more than the tests. `test_compiled_spot_check` runs one
+# architecture of each cache family compiled, against mlx-lm's greedy computed compiled too.
+pytestmark = pytest.mark.eager
+
 PROMPT = [5, 17, 33, 2, 9, 100, 41, 7, 8, 12, 200, 3]
 NEW = 36  # prompt + NEW = 48 positions: six times the window of 8
 NAMES = sorted(archs.ARCHS)
@@ -104,6 +109,26 @@ def test_speculative_greedy_equals_mlx_lm(pairs, name, rollback):
     # stateful layers were rebuilt on the accepted boundary.
     assert 0 < stats.accepted < stats.drafted
     assert (rebuilds > 0) == bool(make_sequence(target, strategy(name, rollback)).stateful)
+
+
+# One architecture a family: sliding window, quantized KV, chunked attention, CacheList, recurrent, hybrid.
+COMPILED_SPOT_CHECK = ["gemma3_text", "llama_qkv", "llama4", "deepseek_v32", "mamba2", "qwen3_next"]
+
+
+@pytest.mark.parametrize("name", COMPILED_SPOT_CHECK)
+def test_compiled_spot_check(pairs, name):
+    """As the sweep above, with `mx.compile` on (how users run it): mlx-lm's compiled functions in the model and
+    ours in the loop give mlx-lm's compiled greedy, token for token."""
+    target, drafter, _ = pairs(name)
+    mx.enable_compile()
+    try:
+        oracle = archs.oracle_greedy(target, PROMPT, NEW)
+        assert greedy_generate(target, PROMPT, NEW, strategy=strategy(name)) == oracle
+        out, stats = speculative_generate(target, drafter, PROMPT, NEW, k=4, strategy=strategy(name))
+    finally:
+        mx.disable_compile()
+    assert out == oracle, name
+    assert 0 < stats.accepted < stats.drafted
 
 
 def _visible(m) -> list[mx.array]:

@@ -25,6 +25,8 @@ from mlx_specdec.models.mtp_head import hidden_states
 from mlx_specdec.models.native_mtp import load_native_head, reference_drafts
 from tests.native_mtp_fixtures import FUSION_NAMES, MTP_SHARD, SHARDS, mtp_tensor_names, write_checkpoint
 
+pytestmark = pytest.mark.eager  # mlx-lm's architectures, run with mx.compile off (tests/conftest.py)
+
 ROOT = Path(__file__).resolve().parents[1]
 # Fixture seeds whose heads get drafts accepted, fully in some rounds (a random head mostly misses).
 SEEDS = {"deepseek_v3": 1, "deepseek_v32": 2, "glm4_moe": 2, "glm4_moe_lite": 0, "mimo": 4, "qwen3_next": 4,
