@@ -110,6 +110,19 @@ def test_the_calibration_prices_a_validation_without_its_one_time_pass(monkeypat
     assert loop.calibrate_steps(task, cfg, rows, budget_s=1000.0) == 7490
 
 
+def test_a_budget_shorter_than_an_epoch_pays_only_for_the_rows_it_draws(monkeypatch):
+    """As above with 200 s: 0.97 * 200 - (10 + 1) = 183 s, less than the first epoch costs (4 steps of 0.1 s plus
+    the 8 rows' 200 s). Each of its steps draws 2 new rows (50 s) besides its 0.1 s: int(183 / 50.1) = 3 steps,
+    where reserving every row's pass first left none (1, the least a run takes)."""
+    clock = Clock()
+    monkeypatch.setattr(loop.time, "perf_counter", clock)
+    task = FrozenPassTask(clock)
+    cfg = loop.RunConfig(lr=1e-3, warmup=0, batch_size=2, eval_every=10, ckpt_every=10**6)
+    rows = 100 + np.arange(16, dtype=np.int32).reshape(8, 2)
+    assert loop.calibrate_steps(task, cfg, rows, budget_s=200.0) == 3
+    assert loop.steps_within(300.0, 1.0, 100.0, 4) == 4 + 196  # an epoch of 4 steps at 26 s, the rest at 1 s
+
+
 def test_a_full_cache_keeps_what_fits_and_runs_the_rest_again_each_time():
     """Rows of 3 float32 + 1 float32 = 16 bytes kept each; room for two. A row past the size is passed, used
     and dropped: the same values, computed again whenever it is drawn, and priced as recurring, not one-time."""

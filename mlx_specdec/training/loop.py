@@ -338,12 +338,23 @@ def calibrate_steps(task: Task, cfg: RunConfig, rows: np.ndarray, budget_s: floa
     # A first validation also runs the frozen model over the validation rows, once: that is one-time work
     # (one_time_s below), not what each later validation costs.
     eval_s = time.perf_counter() - t0 - (task.one_time_spent_s() - once_before)
-    once = task.one_time_s(rows)
+    once = task.one_time_s(rows)  # the training rows' first passes (the validation rows' ran above)
     per_step += task.recurring_s(rows)
     task.reset()
     per_step += eval_s / cfg.eval_every + 0.3 * per_step / cfg.ckpt_every
-    reserve = min(20.0, 0.05 * budget_s) + eval_s + once  # final validation and saving; one-time work
-    return max(1, int((0.97 * budget_s - reserve) / per_step))
+    reserve = min(20.0, 0.05 * budget_s) + eval_s  # final validation and saving
+    return steps_within(0.97 * budget_s - reserve, per_step, once, len(rows) / cfg.batch_size)
+
+
+def steps_within(seconds: float, per_step: float, once: float, epoch_steps: float) -> int:
+    """Steps that fit in `seconds` when each costs `per_step` and the first epoch's `epoch_steps` steps also
+    share `once`, the rows' one-time work, paid as each row is first drawn (each epoch draws every row once, in
+    a fresh order). A budget shorter than an epoch pays for the rows it draws: reserving every row's pass up
+    front gave a third EAGLE-3 stage on 3,333 conversations (1.27 s a row, 70 minutes) 1 step in 72 minutes."""
+    first = per_step + once / max(epoch_steps, 1e-9)
+    if seconds <= first * epoch_steps:
+        return max(1, int(seconds / first))
+    return max(1, int(epoch_steps + (seconds - first * epoch_steps) / per_step))
 
 
 def run(task: Task, cfg: RunConfig, *, run_dir: Path, train_rows: np.ndarray, meta: dict | None,
