@@ -1,0 +1,57 @@
+"""bench.replay: the recorded agreement replays the loop exactly, round for round (greedy, fixed k)."""
+
+import pytest
+
+from mlx_specdec import speculative_generate
+from mlx_specdec.adaptive import AdaptiveK, FixedK
+from mlx_specdec.drafters import PromptLookupDrafter
+from mlx_specdec.loading import load_pair
+
+from bench import replay
+from tests.conftest import SHIPPED
+
+COSTS = replay.Costs(plain=5e-3, round_a=6e-3, round_b=2e-3, trace=5e-3, entry=0.0, catch_a=0.0, catch_b=0.0,
+                     ratio=0.0)
+
+
+@pytest.fixture(scope="module")
+def pair():
+    return load_pair(str(SHIPPED / "storylm-5m"), str(SHIPPED / "storylm-1m-distilled"))
+
+
+@pytest.mark.parametrize("which", ["model", "prompt-lookup"])
+def test_a_fixed_k_replayed_makes_the_loops_rounds_and_acceptances(pair, which):
+    """For k = 1, 3 and 8, replaying FixedK(k) over the recorded runs gives the loop's own target passes, accepted
+    drafts and tokens: the runs are what the drafter proposes from each prefix of the target's greedy text
+    (prompt lookup's -1, no match, is a plain step in both)."""
+    target, drafter_model, tok = pair
+    prompt = tok.encode("Tom and his dog went to the park. Tom and his dog")
+    drafter = drafter_model if which == "model" else (lambda: PromptLookupDrafter(min_ngram=1, max_ngram=3))
+    text, runs, lengths = replay.agreement(target, drafter, prompt, 40)
+    assert len(runs) == len(lengths) == len(text) == 40 and max(runs) > 1
+    if which == "prompt-lookup":
+        assert -1 in runs and min(n for n in lengths if n) < replay.K_MAX  # nothing to copy; a short copy
+    recorded = {"runs": runs, "lengths": lengths, "prompt_tokens": len(prompt)}
+    look_ahead = which == "prompt-lookup"
+    assert bool(getattr(replay.make(drafter), "knows_when_idle", False)) == look_ahead
+    for k in (1, 3, 8):
+        out, stats = speculative_generate(target, replay.make(drafter), prompt, 40, k=k)
+        assert out == text
+        _, tokens, passes, accepted = replay.replay(FixedK(k), recorded, COSTS, 40, look_ahead)
+        assert (tokens, passes, accepted) == (len(text), stats.target_passes, stats.accepted), k
+
+
+def test_auto_replays_cold_and_calibrated_against_every_fixed_k():
+    """Synthetic runs (a drafter that agrees on 12 tokens at a time): every schedule emits the whole text; the
+    replay's ratios are those of its seconds; and auto, cold and calibrated, beats plain decoding."""
+    runs = [min(max(0, 12 - t % 13), 119 - t) for t in range(120)]
+    text = {"id": "a", "prompt_tokens": 10, "runs": runs}
+    (row,) = replay.replay_set([text], dict(text, id="x"), COSTS, 120, False)
+    plain = replay.plain_seconds(runs, COSTS)
+    for k in replay.FIXED:
+        seconds, tokens, _, _ = replay.replay(FixedK(k), text, COSTS, 120)
+        assert tokens == 120 and row["x_plain"][f"k={k}"] == pytest.approx(plain / seconds)
+    assert row["x_plain"]["auto, cold"] > 1.2 and row["x_plain"]["auto, calibrated"] > 1.2
+    assert 0 < row["of_best"]["auto, cold"] <= 1.0 + 1e-9 or row["x_plain"]["auto, cold"] > max(
+        row["x_plain"][f"k={k}"] for k in replay.FIXED)
+    assert isinstance(replay.cold_schedule(COSTS), AdaptiveK)
