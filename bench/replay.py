@@ -40,6 +40,7 @@ import mlx.core as mx
 
 from mlx_specdec import greedy_generate
 from mlx_specdec.adaptive import AdaptiveK, FixedK
+from mlx_specdec.api import eos_ids
 from mlx_specdec.data.prompts import load_prompts, prompt_set_file
 from mlx_specdec.errors import SpecDecError
 from mlx_specdec.generate import plain_stream, speculative_stream
@@ -257,6 +258,17 @@ def replay_set(texts: list[dict], first: dict, costs: Costs, max_tokens: int, lo
     return rows
 
 
+def prompt_set(tok, set_name: str, n: int) -> list[dict]:
+    """[{id, ids}]: a StoryLM prompt set (stories, copy) as its text, or, for a tokenizer with a chat template,
+    bench.real's chat sets (heldout, copy, free) as bench.real frames them."""
+    if getattr(tok, "has_chat_template", False):
+        from .real import prompt_ids
+
+        return prompt_ids(tok, set_name, n)[1]
+    _, prompts = load_prompts(prompt_set_file(set_name), n)
+    return [{"id": str(p.get("id", i)), "ids": tok.encode(p["text"])} for i, p in enumerate(prompts)]
+
+
 def _drafter(name: str, models: Path):
     if name == "prompt-lookup":
         from mlx_specdec.drafters import PromptLookupDrafter
@@ -269,10 +281,11 @@ def _drafter(name: str, models: Path):
 
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(prog="python -m bench.replay", description=__doc__.split("\n\n")[0])
-    p.add_argument("--target", default="storylm-5m")
+    p.add_argument("--target", default="storylm-5m", help="a model in --models or a folder (models/real/NAME: a real target)")
     p.add_argument("--drafters", default="storylm-1m-distilled,prompt-lookup",
                    help="comma-separated: store models (models/NAME or a path) or prompt-lookup")
-    p.add_argument("--prompt-set", default="stories,copy", help="comma-separated prompt sets (stories, copy)")
+    p.add_argument("--prompt-set", default="stories,copy",
+                   help="comma-separated prompt sets: stories, copy (StoryLM); heldout, copy, free (a chat target)")
     p.add_argument("--prompts", type=int, default=6, help="prompts a set (one more calibrates)")
     p.add_argument("--max-tokens", type=int, default=96)
     p.add_argument("--models", type=Path, default=ROOT / "models")
@@ -287,19 +300,19 @@ def main(argv=None) -> int:
     try:
         target_path = Path(args.target) if Path(args.target).exists() else args.models / args.target
         target, tok = load(str(target_path))
-        eos = getattr(tok, "eos_id", None)
+        eos = eos_ids(tok)
         pairs = []
         for name in filter(None, args.drafters.split(",")):
             drafter = _drafter(name, args.models)
             for set_name in filter(None, args.prompt_set.split(",")):
-                _, prompts = load_prompts(prompt_set_file(set_name), args.prompts + 1)
+                prompts = prompt_set(tok, set_name, args.prompts + 1)
                 recorded = []
-                for i, p_ in enumerate(prompts):
-                    ids = tok.encode(p_["text"])
+                for p_ in prompts:
+                    ids = p_["ids"]
                     _, runs, lengths = agreement(target, drafter, ids, args.max_tokens, eos)
-                    recorded.append({"id": str(p_.get("id", i)), "prompt_tokens": len(ids), "runs": runs,
+                    recorded.append({"id": p_["id"], "prompt_tokens": len(ids), "runs": runs,
                                      "lengths": lengths})
-                costs = measure_costs(target, drafter, tok.encode(prompts[0]["text"]))
+                costs = measure_costs(target, drafter, prompts[0]["ids"])
                 look_ahead = bool(getattr(make(drafter), "knows_when_idle", False))
                 rows = replay_set(recorded[:-1], recorded[-1], costs, args.max_tokens, look_ahead)
                 pairs.append({"drafter": name, "set": set_name, "costs": asdict(costs), "texts": rows,
@@ -308,8 +321,8 @@ def main(argv=None) -> int:
     except SpecDecError as e:
         print(f"bench.replay: {e}", file=sys.stderr)
         return 2
-    header = {"target": args.target, "max_tokens": args.max_tokens, "prompts": args.prompts}
-    print(save_results(args.out, f"replay-{args.target}", header, {"pairs": pairs}, "bench.replay", argv, render))
+    header = {"target": Path(args.target).name, "max_tokens": args.max_tokens, "prompts": args.prompts}
+    print(save_results(args.out, f"replay-{header['target']}", header, {"pairs": pairs}, "bench.replay", argv, render))
     return 0
 
 
