@@ -3,6 +3,7 @@
 import mlx.core as mx
 import mlx.nn as nn
 import numpy as np
+import pytest
 
 from mlx_specdec.training import loop
 from mlx_specdec.training.rows import RowCache
@@ -98,28 +99,20 @@ class FrozenPassTask(loop.Task):
         return self.cache.spent_s
 
 
-def test_the_calibration_prices_a_validation_without_its_one_time_pass(monkeypatch):
+@pytest.mark.parametrize("budget_s, steps", [(1000.0, 7490), (200.0, 3)])
+def test_the_calibration_prices_validation_and_first_passes_as_they_are_paid(monkeypatch, budget_s, steps):
     """The steps take no time on this clock, so each step is priced at its share of validation (1 s every 10
-    steps): 0.1 s, where counting the validation's first frozen pass would price it at 10.1 s. The 8 training rows'
-    pass (25 s each) is reserved once: int((0.97 * 1000 - (20 + 1 + 200)) / 0.1) = 7490 steps."""
+    steps): 0.1 s, where counting the validation's first frozen pass would price it at 10.1 s. The 8 training
+    rows' passes (25 s each) are paid as the first epoch (4 steps of 2 rows) draws them: with 1000 s,
+    4 + int((0.97 * 1000 - (20 + 1) - 4 * 50.1) / 0.1) = 7490 steps; with 200 s, 0.97 * 200 - (10 + 1) = 183 s is
+    less than the first epoch costs, and int(183 / 50.1) = 3 steps, where reserving every row's pass first left
+    none (1, the least a run takes)."""
     clock = Clock()
     monkeypatch.setattr(loop.time, "perf_counter", clock)
     task = FrozenPassTask(clock)
     cfg = loop.RunConfig(lr=1e-3, warmup=0, batch_size=2, eval_every=10, ckpt_every=10**6)
     rows = 100 + np.arange(16, dtype=np.int32).reshape(8, 2)
-    assert loop.calibrate_steps(task, cfg, rows, budget_s=1000.0) == 7490
-
-
-def test_a_budget_shorter_than_an_epoch_pays_only_for_the_rows_it_draws(monkeypatch):
-    """As above with 200 s: 0.97 * 200 - (10 + 1) = 183 s, less than the first epoch costs (4 steps of 0.1 s plus
-    the 8 rows' 200 s). Each of its steps draws 2 new rows (50 s) besides its 0.1 s: int(183 / 50.1) = 3 steps,
-    where reserving every row's pass first left none (1, the least a run takes)."""
-    clock = Clock()
-    monkeypatch.setattr(loop.time, "perf_counter", clock)
-    task = FrozenPassTask(clock)
-    cfg = loop.RunConfig(lr=1e-3, warmup=0, batch_size=2, eval_every=10, ckpt_every=10**6)
-    rows = 100 + np.arange(16, dtype=np.int32).reshape(8, 2)
-    assert loop.calibrate_steps(task, cfg, rows, budget_s=200.0) == 3
+    assert loop.calibrate_steps(task, cfg, rows, budget_s=budget_s) == steps
     assert loop.steps_within(300.0, 1.0, 100.0, 4) == 4 + 196  # an epoch of 4 steps at 26 s, the rest at 1 s
 
 
