@@ -489,7 +489,7 @@ class AdaptiveK:
             # is the one-time price of trying a length, which a fixed k pays too, and the budget leaves it out
             # as it leaves out a model drafter's deferred prefill. (Charged at their clock, the opening rounds'
             # traces alone spent the budget on the dispatch-bound StoryLM pairs, and auto kept to plain steps
-            # for the rest of a text where k = 4 gave 1.35x: replayed in bench.replay.)
+            # for the rest of a text where k = 4 gave 1.35x: replayed in bench.auto_replay.)
             t = self._traced
             t[0], t[1], t[2] = t[0] + 1, t[1] + drafted, t[2] + 1 + accepted
         elif drafted:

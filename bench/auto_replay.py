@@ -1,7 +1,7 @@
 """k=auto replayed: the adaptive rule against every fixed k, on recorded agreement and measured costs.
 
-    python -m bench.replay --target storylm-5m --drafters storylm-1m-distilled,prompt-lookup --prompt-set stories,copy
-    python -m bench.replay --target storylm-5m-hybrid --drafters storylm-1m-distilled-hybrid --prompts 8
+    python -m bench.auto_replay --target storylm-5m --drafters storylm-1m-distilled,prompt-lookup --prompt-set stories,copy
+    python -m bench.auto_replay --target storylm-5m-hybrid --drafters storylm-1m-distilled-hybrid --prompts 8
 
 A fresh-process bench (`bench.fresh`) answers the issue's question but takes minutes per pair, and one
 generation of 96 tokens on a StoryLM pair lasts half a second, so its ratios move with the machine's noise.
@@ -10,7 +10,7 @@ chosen, and so is what a drafter proposes from a given prefix. For each position
 `runs[t]`, how many of the drafter's k_max drafts from the prefix agree with the target's tokens from t on
 (-1: it proposed nothing, as prompt lookup without a match: the round is a plain step). A round of k drafts
 at t then accepts min(runs[t], k) and the next round starts after them and the target's own token, exactly as
-the loop would (`tests/test_bench_replay.py` checks the counts against the loop's own).
+the loop would (`tests/test_bench_auto_replay.py` checks the counts against the loop's own).
 
 What rounds cost is measured once per pair on this machine, in the loop itself: a plain step (pipelined
 `plain_stream`), the seconds of a verification round at k = 1, 4 and 16 as a line a + b k, the target's prefill
@@ -22,7 +22,7 @@ generation on the set's next prompt, as bench.fresh writes it), and under every 
 Milliseconds of arithmetic per schedule, the same draws for every schedule: a change to the rule is
 compared on the texts it failed on. The replay leaves out what the costs do not hold (a busy machine, cache
 effects of one schedule on the next) and is no substitute for bench.fresh's processes. Writes
-``<out>/<date>-<machine>-replay-<target>.{json,md}``.
+``<out>/<date>-<machine>-auto-replay-<target>.{json,md}``.
 """
 
 from __future__ import annotations
@@ -280,7 +280,7 @@ def _drafter(name: str, models: Path):
 
 
 def main(argv=None) -> int:
-    p = argparse.ArgumentParser(prog="python -m bench.replay", description=__doc__.split("\n\n")[0])
+    p = argparse.ArgumentParser(prog="python -m bench.auto_replay", description=__doc__.split("\n\n")[0])
     p.add_argument("--target", default="storylm-5m", help="a model in --models or a folder (models/real/NAME: a real target)")
     p.add_argument("--drafters", default="storylm-1m-distilled,prompt-lookup",
                    help="comma-separated: store models (models/NAME or a path) or prompt-lookup")
@@ -319,10 +319,10 @@ def main(argv=None) -> int:
                               "recorded": recorded})
                 print(summary_line(pairs[-1]), flush=True)
     except SpecDecError as e:
-        print(f"bench.replay: {e}", file=sys.stderr)
+        print(f"bench.auto_replay: {e}", file=sys.stderr)
         return 2
     header = {"target": Path(args.target).name, "max_tokens": args.max_tokens, "prompts": args.prompts}
-    print(save_results(args.out, f"replay-{header['target']}", header, {"pairs": pairs}, "bench.replay", argv, render))
+    print(save_results(args.out, f"auto-replay-{header['target']}", header, {"pairs": pairs}, "bench.auto_replay", argv, render))
     return 0
 
 
@@ -336,14 +336,14 @@ def rereplay(args, argv) -> int:
         header = {**{k: earlier["header"][k] for k in ("target", "max_tokens", "prompts")},
                   "replayed_from": str(args.source)}
     except (OSError, ValueError, KeyError) as e:
-        print(f"bench.replay: {args.source} is not a bench.replay results file ({e})", file=sys.stderr)
+        print(f"bench.auto_replay: {args.source} is not a bench.auto_replay results file ({e})", file=sys.stderr)
         return 2
     for pair in pairs:
         costs = Costs(**pair["costs"])
         look_ahead = pair["drafter"] == "prompt-lookup"
         pair["texts"] = replay_set(pair["recorded"][:-1], pair["recorded"][-1], costs, header["max_tokens"], look_ahead)
         print(summary_line(pair), flush=True)
-    print(save_results(args.out, f"replay-{header['target']}", header, {"pairs": pairs}, "bench.replay", argv, render))
+    print(save_results(args.out, f"auto-replay-{header['target']}", header, {"pairs": pairs}, "bench.auto_replay", argv, render))
     return 0
 
 
@@ -367,7 +367,7 @@ def summary_line(pair: dict) -> str:
 def render(result: dict) -> str:
     h = result["header"]
     lines = [f"# k=auto replayed on {h['target']}'s greedy texts ({h['date']}, {where(h)}, git {h['commit']})", "",
-             f"Each figure is a replay (`bench.replay`'s docstring): the target's greedy text of at most "
+             f"Each figure is a replay (`bench.auto_replay`'s docstring): the target's greedy text of at most "
              f"{h['max_tokens']} tokens and what the drafter proposes at each position, recorded once; round "
              f"costs measured once per pair in the loop on this machine; the schedule run over the text. Medians "
              f"over {h['prompts']} prompts a set (texts under 8 tokens left out); of best: over the best fixed k "

@@ -1,4 +1,4 @@
-"""bench.replay: the recorded agreement replays the loop exactly, round for round (greedy, fixed k)."""
+"""bench.auto_replay: the recorded agreement replays the loop exactly, round for round (greedy, fixed k)."""
 
 import pytest
 
@@ -7,7 +7,7 @@ from mlx_specdec.adaptive import AdaptiveK, FixedK
 from mlx_specdec.drafters import PromptLookupDrafter
 from mlx_specdec.loading import load_pair
 
-from bench import replay
+from bench import auto_replay as replay
 from tests.conftest import SHIPPED
 
 COSTS = replay.Costs(plain=5e-3, round_a=6e-3, round_b=2e-3, trace=5e-3, entry=0.0, catch_a=0.0, catch_b=0.0,
