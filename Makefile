@@ -88,12 +88,16 @@ chat-corpus-smollm2: real-models
 chat-corpus-smollm2-sampled: real-models
 	$(PY) -m mlx_specdec.cli.main eagle corpus --target models/real/smollm2-135m-instruct --out runs/smollm2-chat-t07 \
 	  --max-new 192 --temp 0.7 --seed 1
+	$(PY) -m mlx_specdec.cli.main eagle corpus --target models/real/smollm2-135m-instruct --out runs/smollm2-chat-t07-s2 \
+	  --max-new 192 --temp 0.7 --seed 2
 
-# The shipped drafter in two stages: EAGLE3_MINUTES on the greedy answers (runs/smollm2-135m-eagle3-stage1), then
-# EAGLE3_STAGE2_MINUTES on the greedy and the sampled answers together, started from stage 1 (--init).
+# The shipped drafter in three stages: EAGLE3_MINUTES on the greedy answers (runs/smollm2-135m-eagle3-stage1), then
+# EAGLE3_STAGE2_MINUTES on the greedy and the sampled (seed 1) answers together, started from stage 1 (--init), then
+# EAGLE3_STAGE3_MINUTES on those and the second sampled corpus (seed 2), started from stage 2.
 # The target's pass over each row is kept on disk in TARGET_PASSES (about 5 MB a row, 12 GB for SmolLM2's two
 # corpora per drafter kind), so stage 2, a resumed run or a rerun skips it; `make ... TARGET_PASSES=` keeps none.
 EAGLE3_STAGE2_MINUTES ?= 85
+EAGLE3_STAGE3_MINUTES ?= 70
 TARGET_PASSES ?= runs/target-passes
 PASSES_FLAG = $(if $(TARGET_PASSES),--target-cache-dir $(TARGET_PASSES))
 eagle3-smollm2: chat-corpus-smollm2 chat-corpus-smollm2-sampled
@@ -102,12 +106,19 @@ eagle3-smollm2: chat-corpus-smollm2 chat-corpus-smollm2-sampled
 	  --out runs/smollm2-135m-eagle3-stage1 --run-dir runs/smollm2-eagle3 --time-budget-min $(EAGLE3_MINUTES) \
 	  --seq-len 256 --batch-size 8 --lr 2e-3 --warmup 20 --eval-every 50 --eval-rows 48 --ckpt-every 25 $(PASSES_FLAG) \
 	  $$(test -f runs/smollm2-eagle3/ckpt.safetensors && echo --resume)
+	test -f runs/smollm2-135m-eagle3-stage2/model.safetensors || \
 	$(PY) -m mlx_specdec.cli.main eagle train --base models/real/smollm2-135m-instruct \
 	  --corpus runs/smollm2-chat,runs/smollm2-chat-t07 --valid-corpus runs/smollm2-chat \
-	  --init runs/smollm2-135m-eagle3-stage1 --out models/smollm2-135m-eagle3 --overwrite \
+	  --init runs/smollm2-135m-eagle3-stage1 --out runs/smollm2-135m-eagle3-stage2 \
 	  --run-dir runs/smollm2-eagle3-stage2 --time-budget-min $(EAGLE3_STAGE2_MINUTES) --seq-len 256 --batch-size 8 \
 	  --lr 1e-3 --warmup 20 --eval-every 50 --eval-rows 48 --ckpt-every 25 $(PASSES_FLAG) \
 	  $$(test -f runs/smollm2-eagle3-stage2/ckpt.safetensors && echo --resume)
+	$(PY) -m mlx_specdec.cli.main eagle train --base models/real/smollm2-135m-instruct \
+	  --corpus runs/smollm2-chat,runs/smollm2-chat-t07,runs/smollm2-chat-t07-s2 --valid-corpus runs/smollm2-chat \
+	  --init runs/smollm2-135m-eagle3-stage2 --out models/smollm2-135m-eagle3 --overwrite \
+	  --run-dir runs/smollm2-eagle3-stage3 --time-budget-min $(EAGLE3_STAGE3_MINUTES) --seq-len 256 --batch-size 8 \
+	  --lr 7e-4 --warmup 20 --eval-every 50 --eval-rows 48 --ckpt-every 25 $(PASSES_FLAG) \
+	  $$(test -f runs/smollm2-eagle3-stage3/ckpt.safetensors && echo --resume)
 
 # The baseline EAGLE-3 is measured against: the MTP head trained on the same corpus for the same wall time
 # (not shipped: git-ignored runs/; bench.real --mtp-head runs/smollm2-135m-mtp).
