@@ -46,15 +46,16 @@ from mlx_specdec.errors import SpecDecError
 from mlx_specdec.generate import plain_stream, speculative_stream
 from mlx_specdec.loading import load
 from mlx_specdec.sampling import SamplingPolicy
+from mlx_specdec.schedules import start_calibrated
 
 from .report import markdown_table, where
 from .run import save_results
+from .systems import synchronised
 
 ROOT = Path(__file__).resolve().parents[1]
 K_MAX = 16
 FIXED = (1, 2, 4, 8, 16)  # AdaptiveK's ladder
 BUFFER_TOKENS = 32  # a compiled step's buffers grow every 32 tokens, and each size traces once per block length
-CALIBRATED_TIME_WEIGHT = 16  # as schedules.for_pair starts a process from the calibration file
 
 
 def agreement(target, drafter, prompt: list[int], max_tokens: int, eos=None, k_max: int = K_MAX):
@@ -98,21 +99,13 @@ class Costs:
         return self.plain if k == 0 else self.round_a + self.round_b * k
 
 
-def _timed(fn) -> float:
-    mx.synchronize()
-    start = time.perf_counter()
-    fn()
-    mx.synchronize()
-    return time.perf_counter() - start
-
-
 def measure_costs(target, drafter, prompt: list[int], short: int = 24, long: int = 72, repeats: int = 3) -> Costs:
     """A pair's costs on this machine, in the loop itself (end-of-sequence ignored), as differences between a
     long and a short generation, which leaves out what a generation pays once (prefills, a drafter's start,
     the first traces), each the median of `repeats` after a warm-up."""
     def median(fn):
         fn()
-        return statistics.median(_timed(fn) for _ in range(repeats))
+        return statistics.median(synchronised(fn)[1] for _ in range(repeats))
 
     plain = (median(lambda: list(plain_stream(target, prompt, long)))
              - median(lambda: list(plain_stream(target, prompt, short)))) / (long - short)
@@ -229,11 +222,7 @@ def cold_schedule(costs: Costs) -> AdaptiveK:
 
 def calibrated_schedule(snapshot: dict) -> AdaptiveK:
     """As schedules.for_pair starts a process that finds the pair's entry in the calibration file."""
-    schedule = AdaptiveK()
-    schedule.warm_start(AdaptiveK.restore(snapshot), time_weight=CALIBRATED_TIME_WEIGHT)
-    schedule._probe_every = schedule.probe_interval
-    schedule._next_probe = schedule._round + schedule.explore_every
-    return schedule
+    return start_calibrated(AdaptiveK(), AdaptiveK.restore(snapshot))
 
 
 def replay_set(texts: list[dict], first: dict, costs: Costs, max_tokens: int, look_ahead: bool) -> list[dict]:
@@ -315,8 +304,8 @@ def main(argv=None) -> int:
                 costs = measure_costs(target, drafter, prompts[0]["ids"])
                 look_ahead = bool(getattr(make(drafter), "knows_when_idle", False))
                 rows = replay_set(recorded[:-1], recorded[-1], costs, args.max_tokens, look_ahead)
-                pairs.append({"drafter": name, "set": set_name, "costs": asdict(costs), "texts": rows,
-                              "recorded": recorded})
+                pairs.append({"drafter": name, "set": set_name, "costs": asdict(costs), "look_ahead": look_ahead,
+                              "texts": rows, "recorded": recorded})
                 print(summary_line(pairs[-1]), flush=True)
     except SpecDecError as e:
         print(f"bench.auto_replay: {e}", file=sys.stderr)
@@ -340,7 +329,7 @@ def rereplay(args, argv) -> int:
         return 2
     for pair in pairs:
         costs = Costs(**pair["costs"])
-        look_ahead = pair["drafter"] == "prompt-lookup"
+        look_ahead = pair.get("look_ahead", pair["drafter"] == "prompt-lookup")  # (files before the field)
         pair["texts"] = replay_set(pair["recorded"][:-1], pair["recorded"][-1], costs, header["max_tokens"], look_ahead)
         print(summary_line(pair), flush=True)
     print(save_results(args.out, f"auto-replay-{header['target']}", header, {"pairs": pairs}, "bench.auto_replay", argv, render))

@@ -44,11 +44,18 @@ def for_pair(target, drafter, sampled: bool = False, **options):
         kept = load_entry(adaptive.calibration_key)
         earlier = AdaptiveK.restore(kept) if kept is not None else None
         if earlier is not None:
-            adaptive.warm_start(earlier, time_weight=CALIBRATED_TIME_WEIGHT)
-            # Another text: where the last one ended on plain steps, look at drafting again soon.
-            adaptive._probe_every = adaptive.probe_interval
-            adaptive._next_probe = adaptive._round + adaptive.explore_every
+            start_calibrated(adaptive, earlier)
     memory[key] = adaptive  # the live estimate: the next generation starts from wherever this one ends
+    return adaptive
+
+
+def start_calibrated(adaptive: AdaptiveK, earlier: AdaptiveK) -> AdaptiveK:
+    """`adaptive` starting a process from the calibration file's entry for its pair (`earlier`): round times
+    weighed as CALIBRATED_TIME_WEIGHT rounds, and a first probe soon (another text: where the last one ended on
+    plain steps, look at drafting again)."""
+    adaptive.warm_start(earlier, time_weight=CALIBRATED_TIME_WEIGHT)
+    adaptive._probe_every = adaptive.probe_interval
+    adaptive._next_probe = adaptive._round + adaptive.explore_every
     return adaptive
 
 
