@@ -365,8 +365,8 @@ def test_prompt_lookup_index_agrees_with_the_scan():
     from mlx_specdec.drafters import PromptLookupDrafter
 
     rng = random.Random(0)
-    for lo, hi in ((1, 3), (2, 2), (2, 4)):
-        d = PromptLookupDrafter(max_ngram=hi, min_ngram=lo)
+    for lo, hi, resync in ((1, 3, 3), (2, 2, 0), (2, 4, 3), (1, 2, 3), (3, 3, 2)):
+        d = PromptLookupDrafter(max_ngram=hi, min_ngram=lo, resync_ngram=resync)
         d.prefill([rng.randrange(6) for _ in range(5)])
         for _ in range(200):
             assert d.lookup(4) == d.lookup_scan(4)

@@ -194,6 +194,23 @@ def test_prompt_lookup_drafter_is_lossless_and_copies_repeats(target):
     assert drafter.lookup(3) == []
 
 
+def test_prompt_lookup_resynchronises_after_a_one_token_edit():
+    from mlx_specdec.drafters import PromptLookupDrafter
+
+    source = [1, 2, 3, 4, 5, 6, 7, 8]
+    drafter = PromptLookupDrafter()
+    drafter.prefill(source + [1, 2, 3, 9])  # copying the source, 9 written where it has 4
+    assert drafter.lookup(3) == [5, 6, 7]  # the copy goes on past the replaced token
+    assert drafter.lookup_scan(3) == [5, 6, 7]
+    off = PromptLookupDrafter(resync_ngram=0)
+    off.prefill(source + [1, 2, 3, 9])
+    assert off.lookup(3) == [] and not off.would_propose()
+    drafter.prefill([1, 2, 3, 4, 5, 9, 6] + [1, 2, 3, 9])  # an exact match of the last token comes first
+    assert drafter.lookup(3) == [6, 1, 2]
+    with pytest.raises(ValueError, match="resync_ngram"):
+        PromptLookupDrafter(resync_ngram=-1)
+
+
 def test_prompt_lookup_drafter_sampling_keeps_the_distribution_support(target):
     from mlx_specdec.drafters import PromptLookupDrafter
 
