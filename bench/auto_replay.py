@@ -39,7 +39,8 @@ import mlx_specdec  # noqa: F401  (binds OpenBLAS before mlx.core on Linux)
 import mlx.core as mx
 
 from mlx_specdec import greedy_generate
-from mlx_specdec.adaptive import AdaptiveK, FixedK
+from mlx_specdec.adaptive import AdaptiveK
+from mlx_specdec.schedules import FixedK
 from mlx_specdec.api import eos_ids
 from mlx_specdec.data.prompts import load_prompts, prompt_set_file
 from mlx_specdec.errors import SpecDecError
@@ -55,6 +56,7 @@ from .systems import synchronised
 ROOT = Path(__file__).resolve().parents[1]
 K_MAX = 16
 FIXED = (1, 2, 4, 8, 16)  # AdaptiveK's ladder
+SHADOW_K = K_MAX
 BUFFER_TOKENS = 32  # a compiled step's buffers grow every 32 tokens, and each size traces once per block length
 
 
@@ -146,8 +148,36 @@ def make(drafter):
     return drafter if hasattr(drafter, "parameters") else drafter()
 
 
+class Shadow:
+    """plain_steps.Shadow on a recorded text: the proposal previewed at position t agrees with the text's
+    next runs[t] tokens, of lengths[t] drafted."""
+
+    def __init__(self, text: dict, schedule):
+        self.runs, self.lengths, self.schedule = text["runs"], text.get("lengths"), schedule
+        self.start = None
+        self.agreed = 0
+
+    def token(self, t: int) -> None:
+        if self.start is None:
+            if self.runs[t] < 0:
+                return
+            self.start, self.agreed = t, 0
+        drafted = min(SHADOW_K, self.lengths[self.start] if self.lengths else K_MAX)
+        if self.agreed < self.runs[self.start]:
+            self.agreed += 1
+            if self.agreed < drafted:
+                return
+        self.schedule.shadow(drafted, self.agreed)
+        self.start = None
+
+    def end(self) -> None:
+        if self.start is not None and self.agreed:
+            self.schedule.shadow(self.agreed, self.agreed)
+        self.start = None
+
+
 def replay(schedule, text: dict, costs: Costs, max_tokens: int | None = None,
-           look_ahead: bool = False) -> tuple[float, int, int, int]:
+           look_ahead: bool = False, scored: bool = False) -> tuple[float, int, int, int]:
     """Run `schedule` over one recorded text as the loop runs its rounds: (seconds, tokens, target passes,
     accepted drafts).
 
@@ -156,7 +186,9 @@ def replay(schedule, text: dict, costs: Costs, max_tokens: int | None = None,
     drafter that knows when it has nothing to draft, `look_ahead`: prompt lookup, which also starts a run
     where it proposes nothing; when it would propose again, the step already queued runs first). The first
     round of each (k, buffer size) pays a trace and says so; a model drafter's first drafting round pays its
-    deferred start, each later one its catch-up over the plain steps' tokens, charged as the loop charges them."""
+    deferred start, each later one its catch-up over the plain steps' tokens, charged as the loop charges them.
+    `scored`: a drafter free to run (prompt lookup) is scored during plain steps, as the loop scores it
+    (`Shadow`)."""
     runs, lengths, n = text["runs"], text.get("lengths") or [K_MAX] * len(text["runs"]), len(text["runs"])
     cap = max_tokens or n
     seen, seconds, t, passes, accepted_total, unseen, started, carried = set(), 0.0, 0, 0, 0, 0, False, None
@@ -168,6 +200,7 @@ def replay(schedule, text: dict, costs: Costs, max_tokens: int | None = None,
 
     if costs.entry and hasattr(schedule, "price_entry"):
         schedule.price_entry(costs.entry, text["prompt_tokens"])
+    shadow = Shadow(text, schedule) if scored and getattr(schedule, "learns", False) else None
     while t < n:
         k = min(carried if carried is not None else schedule.choose(), cap - t - 1)
         carried = None
@@ -181,10 +214,14 @@ def replay(schedule, text: dict, costs: Costs, max_tokens: int | None = None,
                     else:
                         k_next = min(schedule.choose(), cap - t - 2)
                         queued = k_next == 0 or look_ahead
+                if shadow is not None:
+                    shadow.token(t)
                 spent, traced = cost(0)
                 schedule.update(0, 0, spent, traced=traced)
                 seconds, t, passes, unseen = seconds + spent, t + 1, passes + 1, unseen + 1
                 if not queued:
+                    if shadow is not None:
+                        shadow.end()
                     carried = k_next
                     break
                 if k_next > 0 and t < n and runs[t] >= 0:
@@ -225,18 +262,20 @@ def calibrated_schedule(snapshot: dict) -> AdaptiveK:
     return start_calibrated(AdaptiveK(), AdaptiveK.restore(snapshot))
 
 
-def replay_set(texts: list[dict], first: dict, costs: Costs, max_tokens: int, look_ahead: bool) -> list[dict]:
+def replay_set(texts: list[dict], first: dict, costs: Costs, max_tokens: int, look_ahead: bool,
+               scored: bool = False) -> list[dict]:
     """Every text under auto (cold, calibrated from `first`'s generation) and every fixed k."""
     opening = cold_schedule(costs)
-    replay(opening, first, costs, max_tokens, look_ahead)
+    replay(opening, first, costs, max_tokens, look_ahead, scored)
     snapshot = opening.snapshot()
     rows = []
     for text in texts:
         runs = text["runs"]
         plain = plain_seconds(runs, costs)
         cold = cold_schedule(costs)
-        seconds = {"auto, cold": replay(cold, text, costs, max_tokens, look_ahead)[0],
-                   "auto, calibrated": replay(calibrated_schedule(snapshot), text, costs, max_tokens, look_ahead)[0]}
+        seconds = {"auto, cold": replay(cold, text, costs, max_tokens, look_ahead, scored)[0],
+                   "auto, calibrated": replay(calibrated_schedule(snapshot), text, costs, max_tokens, look_ahead,
+                                              scored)[0]}
         for k in FIXED:
             seconds[f"k={k}"] = replay(FixedK(k), text, costs, max_tokens, look_ahead)[0]
         best = min(seconds[f"k={k}"] for k in FIXED)
@@ -303,8 +342,10 @@ def main(argv=None) -> int:
                                      "lengths": lengths})
                 costs = measure_costs(target, drafter, prompts[0]["ids"])
                 look_ahead = bool(getattr(make(drafter), "knows_when_idle", False))
-                rows = replay_set(recorded[:-1], recorded[-1], costs, args.max_tokens, look_ahead)
+                scored = bool(getattr(make(drafter), "drafts_for_free", False))
+                rows = replay_set(recorded[:-1], recorded[-1], costs, args.max_tokens, look_ahead, scored)
                 pairs.append({"drafter": name, "set": set_name, "costs": asdict(costs), "look_ahead": look_ahead,
+                              "scored": scored,
                               "texts": rows, "recorded": recorded})
                 print(summary_line(pairs[-1]), flush=True)
     except SpecDecError as e:
@@ -330,7 +371,9 @@ def rereplay(args, argv) -> int:
     for pair in pairs:
         costs = Costs(**pair["costs"])
         look_ahead = pair.get("look_ahead", pair["drafter"] == "prompt-lookup")  # (files before the field)
-        pair["texts"] = replay_set(pair["recorded"][:-1], pair["recorded"][-1], costs, header["max_tokens"], look_ahead)
+        pair["scored"] = scored = pair.get("scored", pair["drafter"] == "prompt-lookup")
+        pair["texts"] = replay_set(pair["recorded"][:-1], pair["recorded"][-1], costs, header["max_tokens"], look_ahead,
+                                   scored)
         print(summary_line(pair), flush=True)
     print(save_results(args.out, f"auto-replay-{header['target']}", header, {"pairs": pairs}, "bench.auto_replay", argv, render))
     return 0

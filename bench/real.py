@@ -43,7 +43,8 @@ drafter pass, into ``...-drafters-<target>.{json,md}`` (the README's `drafters`
 block); --mtp-head FOLDER adds an MTP head's rows there too (the baseline: the
 head trained on the same corpus, `python -m mlx_specdec.mtp train --corpus`). --temp T adds sampled rows at temperature T (plain ours and the feature
 drafters, seeded per prompt), each paired against plain sampled decoding;
---no-lookup leaves prompt lookup out.
+--no-lookup leaves prompt lookup out; --lookup-before adds it as it was before it resynchronised after an edit
+(`PromptLookupDrafter(resync_ngram=0)`), at every k, beside it.
 """
 
 from __future__ import annotations
@@ -166,12 +167,13 @@ def prompt_ids(tok, set_name: str, n: int | None = None) -> tuple[str, list[dict
 # ---------------------------------------------------------------- the systems (stopping at eos)
 
 def build(target, eos: set[int], ks: list, with_mlx_lm: bool = True, eagle3=None, dflash=None,
-          temperature: float = 0.0, with_lookup: bool = True, mtp=None) -> list:
+          temperature: float = 0.0, with_lookup: bool = True, mtp=None, lookup_before: bool = False) -> list:
     """bench.systems' rows, every generation stopping at an eos id: plain ours, mlx-lm's generate_step,
     prompt lookup at each k, an EAGLE-3 drafter (`eagle3`, a loaded Eagle3Model), a block drafter (`dflash`,
     a loaded DFlashModel) and an MTP head (`mtp`, a loaded MTPHead: the baseline) at each k, all greedy; with
     `temperature` > 0 also plain ours and the drafters sampled at that temperature (seeded by prompt), each
-    against plain sampled decoding."""
+    against plain sampled decoding. `lookup_before`: prompt lookup as it was before it resynchronised after an
+    edit (resync_ngram=0) at each k too, the change measured side by side."""
     import mlx.core as mx
 
     from mlx_specdec.drafters import PromptLookupDrafter
@@ -244,6 +246,10 @@ def build(target, eos: set[int], ks: list, with_mlx_lm: bool = True, eagle3=None
             for k in ks:
                 systems.append(System(f"ours prompt-lookup k={k} greedy", "ours", "greedy", "prompt-lookup", "lookup",
                                       k, speculative(k, PromptLookupDrafter)))
+                if lookup_before:
+                    systems.append(System(f"ours prompt-lookup-no-resync k={k} greedy", "ours", "greedy",
+                                          "prompt-lookup", "lookup-no-resync", k,
+                                          speculative(k, lambda: PromptLookupDrafter(resync_ngram=0))))
         for kind, make in drafters:
             for k in ks:
                 systems.append(System(f"ours {kind} k={k} {mode}", "ours", mode, kind, kind, k,
@@ -390,7 +396,8 @@ def _row_cells(r: dict) -> list[str]:
     else:
         x = speedup_cell(r["speedup_vs_plain"])
     label = {"plain": "ours, plain" if r["impl"] == "ours" else "mlx-lm `generate_step`, plain",
-             "lookup": "ours, prompt lookup", "eagle3": "ours, EAGLE-3 drafter",
+             "lookup": "ours, prompt lookup", "lookup-no-resync": "ours, prompt lookup without resync (before)",
+             "eagle3": "ours, EAGLE-3 drafter",
              "dflash": "ours, block drafter (DFlash)", "mtp": "ours, MTP head (baseline)"}[r["kind"]]
     if r.get("mode") == "sampled":
         label += f", t={r['temperature']:g}" if "temperature" in r else ", sampled"
@@ -553,6 +560,8 @@ def main(argv=None) -> int:
     p.add_argument("--temp", type=float, default=0.0, help="also run plain ours and the feature drafters sampled at "
                                                            "this temperature (seeded per prompt), against plain sampled")
     p.add_argument("--no-lookup", action="store_true", help="skip prompt lookup's rows")
+    p.add_argument("--lookup-before", action="store_true",
+                   help="also prompt lookup without its resynchronisation after an edit (resync_ngram=0), at each k")
     p.add_argument("--llama-cpp-python", default="auto",
                    help="interpreter with llama_cpp for the peer rows; 'auto' (default): this one when it imports "
                         "llama_cpp; 'none': skip them")
@@ -607,7 +616,7 @@ def main(argv=None) -> int:
             return 2
     systems = build(target, eos, ks, with_mlx_lm=not args.no_mlx_lm, eagle3=loaded.get("eagle3"),
                     dflash=loaded.get("dflash"), temperature=args.temp, with_lookup=not args.no_lookup,
-                    mtp=loaded.get("mtp"))
+                    mtp=loaded.get("mtp"), lookup_before=args.lookup_before)
     progress = Progress(len(systems) + args.repeats * args.prompts * len(sets))
     load_start = list(os.getloadavg()) if hasattr(os, "getloadavg") else None
     body, notes, style = {"sets": {}}, [], None

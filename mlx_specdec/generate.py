@@ -7,7 +7,7 @@ transaction (docs/DESIGN.md):
     -> commit the accepted boundary in target and drafter -> emit d_1..d_j, t
 
 Every other concern has a unit of its own, which the loop calls at its seams:
-the choice of k (`adaptive`: FixedK, AdaptiveK, HeuristicK), where the verdict
+the choice of k (`schedules`: FixedK, AdaptiveK, HeuristicK), where the verdict
 comes from (`verdicts`: this process, or rank 0 of a sharded target), the
 rounds without drafts run as pipelined plain steps (`plain_steps`), and the
 instruments (`instruments`: the round profile and `on_commit`). Its command

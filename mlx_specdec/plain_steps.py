@@ -5,7 +5,10 @@ A round of k = 0 is a plain step. Where the drafter declares
 the rows it is handed), a run of such rounds gets plain decoding's pipelining:
 step t+1 is queued with `mx.async_eval` before the host reads token t. A
 drafter that `knows_when_idle` (prompt lookup) lets the run look ahead one step
-whatever k is, and leave it as soon as it has drafts again. Not under a
+whatever k is, and leave it as soon as it has drafts again. A drafter that
+`drafts_for_free` (prompt lookup again) is scored during the run: what it would
+have drafted is held against the tokens the steps make, and k="auto" counts
+each such unrun round's acceptance (`Shadow`). Not under a
 sharded target (every rank must take the same path, and rank 0 alone may hold
 the drafter), nor under the instruments (they inspect every boundary).
 """
@@ -57,6 +60,41 @@ class Run:
         return token
 
 
+class Shadow:
+    """The rounds a free drafter would have run during plain steps, scored against the tokens the steps make.
+
+    Before a step's token is committed, a proposal of `k` drafts is previewed from the context before it
+    (unless one is pending); each token then agrees with the pending proposal's next draft or ends it. An
+    ended proposal is one scored round for the schedule (`shadow(drafted, accepted)`): all of it agreed, or
+    its first `accepted` drafts; one still agreeing when the run ends counts the drafts seen to agree and
+    nothing past them. The next proposal starts after the token that ended the last one, where a round
+    would have started."""
+
+    def __init__(self, drafter, schedule, k: int):
+        self.drafter, self.schedule, self.k = drafter, schedule, k
+        self.drafts: list[int] = []
+        self.agreed = 0
+
+    def token(self, tid: int) -> None:
+        """A plain step made `tid` (not yet committed to the drafter)."""
+        if not self.drafts:
+            self.drafts, self.agreed = self.drafter.preview(self.k), 0
+            if not self.drafts:
+                return
+        if tid == self.drafts[self.agreed]:
+            self.agreed += 1
+            if self.agreed < len(self.drafts):
+                return
+        self.schedule.shadow(len(self.drafts), self.agreed)
+        self.drafts = []
+
+    def end(self) -> None:
+        """The run of plain steps ends: what agreed so far, with nothing known past it."""
+        if self.drafts and self.agreed:
+            self.schedule.shadow(self.agreed, self.agreed)
+        self.drafts = []
+
+
 class PlainSteps:
     """The pipelined plain steps of one generation (see the module docstring)."""
 
@@ -69,6 +107,8 @@ class PlainSteps:
         # queued after it replaces in target_seq.hidden (.features): each step keeps its own.
         self.rows = ("features" if drafter.feature_layers else "hidden" if drafter.reads_hidden else None) \
             if self.enabled else None
+        scored = self.enabled and drafter.drafts_for_free and run.schedule.learns
+        self.shadow = Shadow(drafter, run.schedule, run.schedule.k_max) if scored else None
 
     def _rows(self):
         return None if self.rows is None else getattr(self.run.target_seq, self.rows)
@@ -101,6 +141,8 @@ class PlainSteps:
                         building = time.perf_counter() - began
             tid = token.item()
             run.instruments.mark("verify")
+            if self.shadow is not None:
+                self.shadow.token(tid)
             drafter.propose(0, run.policy, None)
             drafter.commit(0, tid, rows=rows)
             run.instruments.committed(run.target_seq, drafter)
@@ -117,6 +159,8 @@ class PlainSteps:
             if tid in run.eos:
                 return True
             if queued is None:
+                if self.shadow is not None:
+                    self.shadow.end()
                 run.carried = k_next
                 return False
             token, rows = queued, queued_rows

@@ -3,13 +3,15 @@ target and drafter in this process, else from the calibration file (mlx_specdec.
 
 from __future__ import annotations
 
-from .adaptive import AdaptiveK, FixedK, HeuristicK
+from dataclasses import dataclass, field
+
+from .adaptive import AdaptiveK
 from .calibration import load_entry, origin, pair_key
 
 
 def schedule_for(k, target, drafter, *, sampled: bool, quiet: bool):
     """The choice of k behind one interface (`choose()`, `update(drafted, accepted, seconds, traced)`,
-    `finish()` when the generation ends, `learns`, and for a schedule that learns `charge(seconds, tokens, budget)`,
+    `shadow(drafted, accepted)` for a round scored during plain steps, `finish()` when the generation ends, `learns`, and for a schedule that learns `charge(seconds, tokens, budget)`,
     `price_entry(prefill_seconds, tokens)`,
     `wants_step_cost` and `step_cost_ratio(ratio)`):
     FixedK for an integer, AdaptiveK for "auto" (warm-started per pair, except in an instrumented run,
@@ -84,3 +86,61 @@ def drafter_key(drafter) -> tuple:
         return type(drafter).__name__, id(inner)
     return type(drafter).__name__, tuple(sorted((k, v) for k, v in vars(drafter).items()
                                                 if isinstance(v, (int, float, str, bool))))
+
+
+@dataclass
+class HeuristicK:
+    """Hugging Face transformers' "heuristic" schedule, the baseline AdaptiveK is measured against:
+    start at 5 drafts; +2 after a round whose drafts were all accepted, -1 (never below 1) otherwise.
+    It never takes a plain step and never reads the clock. Capped at `k_max` (transformers has no cap;
+    here every new block length costs a trace of the compiled step)."""
+
+    k: int = 5
+    k_max: int = 16
+    history: list = field(default_factory=list, init=False, repr=False)
+
+    def choose(self) -> int:
+        self.history.append(self.k)
+        return self.k
+
+    def update(self, drafted: int, accepted: int, seconds: float, traced: bool = False) -> None:
+        if drafted == 0:  # a round without drafts (e.g. prompt lookup without a match) moves nothing
+            return
+        self.k = min(self.k_max, self.k + 2) if accepted == drafted else max(1, self.k - 1)
+
+    wants_step_cost = False  # it never reads a clock
+
+    def shadow(self, drafted: int, accepted: int) -> None:
+        pass  # it never takes a plain step
+
+    def charge(self, seconds: float, tokens: int = 0, budget: bool = True) -> None:
+        pass
+
+    def price_entry(self, prefill_seconds: float, tokens: int) -> None:
+        pass
+
+    def finish(self) -> None:
+        pass
+
+
+@dataclass
+class FixedK:
+    """A fixed k: the same every round; it learns nothing and reads no clock."""
+
+    k: int
+    learns = False
+
+    def choose(self) -> int:
+        return self.k
+
+    def update(self, drafted: int, accepted: int, seconds: float, traced: bool = False) -> None:
+        pass
+
+    def shadow(self, drafted: int, accepted: int) -> None:
+        pass
+
+    def finish(self) -> None:
+        pass
+
+
+HeuristicK.learns = True

@@ -555,7 +555,7 @@ def test_a_generation_starts_from_what_the_last_one_of_the_same_pair_learned():
 
 
 def test_the_hf_heuristic_schedule_is_plus_two_after_a_full_round_and_minus_one_otherwise():
-    from mlx_specdec.adaptive import HeuristicK
+    from mlx_specdec.schedules import HeuristicK
 
     h = HeuristicK()
     seen = []
@@ -757,3 +757,23 @@ def test_a_model_drafters_step_cost_is_measured_only_where_it_could_match_the_ta
     assert ModelDrafter(TableLM(8, seed=4)).step_cost_ratio(five) is None  # sizes unknown
     ratio = ModelDrafter(load("storylm-5m")[0]).step_cost_ratio(five)  # the same model, loaded twice
     assert isinstance(ratio, float) and 0.2 < ratio < 5
+
+
+def test_a_shadow_round_counts_acceptance_and_nothing_else():
+    """`shadow(drafted, accepted)`, a round scored during plain steps, moves the hazards exactly as a timed
+    round of the same counts would, and leaves round times, the round count, the loss budget's accounts and
+    the longest block drafted as they were."""
+    timed, scored = AdaptiveK(), AdaptiveK()
+    for a in (timed, scored):
+        a.update(0, 0, 0.010)
+        a.update(4, 1, 0.020)
+    before = scored.snapshot()
+    for drafted, accepted in ((16, 16), (9, 3), (5, 0), (2, 2)):
+        timed.update(drafted, accepted, 0.030)
+        scored.shadow(drafted, accepted)
+    counts = ("reach", "fails", "reach_s", "fails_s", "state")
+    assert {n: scored.snapshot()[n] for n in counts} == {n: timed.snapshot()[n] for n in counts}
+    assert scored.hazards() == timed.hazards() and scored.hazards() != AdaptiveK().hazards()
+    assert {n: v for n, v in scored.snapshot().items() if n not in counts} == \
+        {n: v for n, v in before.items() if n not in counts}
+    assert (scored._round, scored._tokens, scored._draft_seconds, scored._longest) == (0, 3, 0.020, 4)

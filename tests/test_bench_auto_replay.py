@@ -3,9 +3,9 @@
 import pytest
 
 from mlx_specdec import speculative_generate
-from mlx_specdec.adaptive import FixedK
 from mlx_specdec.drafters import PromptLookupDrafter
 from mlx_specdec.loading import load_pair
+from mlx_specdec.schedules import FixedK
 
 from bench import auto_replay as replay
 from tests.conftest import SHIPPED
@@ -55,3 +55,48 @@ def test_auto_replays_cold_and_calibrated_against_every_fixed_k():
     best = min(replay.replay(FixedK(k), text, COSTS, 120)[0] for k in replay.FIXED)
     cold = replay.replay(replay.cold_schedule(COSTS), text, COSTS, 120)[0]
     assert row["of_best"]["auto, cold"] == pytest.approx(best / cold)
+
+
+def test_plain_steps_score_prompt_lookup_as_the_replay_does(pair, monkeypatch):
+    """k=auto taking plain steps with prompt lookup: the loop scores what the lookup would have drafted against
+    the tokens the steps make (`plain_steps.Shadow`), one unrun round at a time, and the replay's Shadow makes
+    the same calls from the recorded runs. A scripted schedule (plain steps, drafting at k = 4 between
+    positions 20 and 30) makes the two walk the same positions."""
+    import importlib
+
+    from mlx_specdec.adaptive import AdaptiveK
+
+    target, _, tok = pair
+    prompt = tok.encode("Tom and his dog went to the park. Tom and his dog")
+
+    def scripted(calls):
+        class Scripted(AdaptiveK):
+            position = 0
+
+            def choose(self):
+                return 4 if 20 <= self.position < 30 else 0
+
+            def update(self, drafted, accepted, seconds, traced=False):
+                self.position += 1 + (accepted if drafted else 0)
+                calls.append(("round", drafted, accepted) if drafted else ("step",))
+
+            def shadow(self, drafted, accepted):
+                calls.append(("shadow", drafted, accepted))
+                super().shadow(drafted, accepted)
+
+        return Scripted()
+
+    loop_calls, replay_calls = [], []
+    monkeypatch.setattr(importlib.import_module("mlx_specdec.schedules"), "for_pair",
+                        lambda *a, **kw: scripted(loop_calls))
+    out, _ = speculative_generate(target, PromptLookupDrafter(), prompt, 60, k="auto")
+    text, runs, lengths = replay.agreement(target, lambda: PromptLookupDrafter(), prompt, 60)
+    assert out == text
+    recorded = {"runs": runs, "lengths": lengths, "prompt_tokens": len(prompt)}
+    replay.replay(scripted(replay_calls), recorded, COSTS, 60, look_ahead=True, scored=True)
+    shadows = [c for c in loop_calls if c[0] == "shadow"]
+    assert len(shadows) >= 4 and any(0 < a < d for _, d, a in shadows) and any(a == 0 for _, d, a in shadows)
+    assert any(c[0] == "round" for c in loop_calls)
+    assert loop_calls == replay_calls
+    # every token of the text made by a plain step or a round
+    assert sum(1 for c in loop_calls if c[0] == "step") + sum(1 + c[2] for c in loop_calls if c[0] == "round") == 60

@@ -78,7 +78,7 @@ def test_while_drafts_are_hopeless_the_loss_over_plain_stays_within_the_budget(r
         seconds, _, plain = simulate(auto(r), rounds, 0.05, r["t0"], r["cost"], r["trace"])
         bound = plain * (1 + LOSS_BUDGET) + LOSS_ALLOWANCE * r["t0"] + opening + r["trace"]
         assert seconds <= bound, (rounds, seconds / plain)
-        fixed, _, _ = simulate(adaptive.FixedK(1), rounds, 0.05, r["t0"], r["cost"], r["trace"])
+        fixed, _, _ = simulate(schedules.FixedK(1), rounds, 0.05, r["t0"], r["cost"], r["trace"])
         assert seconds < fixed
 
 
@@ -92,7 +92,7 @@ def test_a_pair_that_pays_is_found_within_the_first_generation(regime):
     for seed in (0, 1):
         seconds, tokens, plain = simulate(auto(r), 120, 0.85, r["t0"], r["cost"], r["trace"], seed=seed)
         best = max(tokens_ / seconds_ for seconds_, tokens_, _ in
-                   (simulate(adaptive.FixedK(k), 120, 0.85, r["t0"], r["cost"], r["trace"], seed=seed)
+                   (simulate(schedules.FixedK(k), 120, 0.85, r["t0"], r["cost"], r["trace"], seed=seed)
                     for k in range(1, 17)))
         assert tokens / seconds >= 0.8 * best
         assert tokens / seconds > 1.05 * (tokens / plain)

@@ -12,7 +12,8 @@ import pytest
 
 from mlx_specdec import speculative_generate
 from mlx_specdec.generate import speculative_stream
-from mlx_specdec.adaptive import AdaptiveK, FixedK, HeuristicK
+from mlx_specdec.adaptive import AdaptiveK
+from mlx_specdec.schedules import FixedK, HeuristicK
 from mlx_specdec.schedules import schedule_for
 from mlx_specdec.drafters import (DeclaredDrafter, Drafter, ModelDrafter, MTPDrafter, NativeMTPDrafter,
                                   PromptLookupDrafter, as_drafter, is_drafter)
@@ -49,18 +50,22 @@ class IdleDuck(Duck):
     def would_propose(self):
         return False
 
+    def preview(self, k):
+        return (9,)
+
 
 # ---------------------------------------------------------------- the drafter protocol
 
 
 @pytest.mark.parametrize("cls, declared", [
     (ModelDrafter, {"pipelines_plain_steps", "proposes_exactly_k", "keeps_cache"}),
-    (PromptLookupDrafter, {"pipelines_plain_steps", "knows_when_idle"}),
+    (PromptLookupDrafter, {"pipelines_plain_steps", "knows_when_idle", "drafts_for_free"}),
     (MTPDrafter, {"pipelines_plain_steps", "reads_hidden"}),
     (NativeMTPDrafter, {"reads_hidden", "keeps_cache"}),
 ])
 def test_every_drafter_declares_what_it_is(cls, declared):
-    flags = ("pipelines_plain_steps", "knows_when_idle", "reads_hidden", "proposes_exactly_k", "keeps_cache")
+    flags = ("pipelines_plain_steps", "knows_when_idle", "drafts_for_free", "reads_hidden", "proposes_exactly_k",
+             "keeps_cache")
     assert issubclass(cls, Drafter)
     assert {f for f in flags if getattr(cls, f)} == declared
 
@@ -69,8 +74,9 @@ def test_a_duck_typed_drafter_is_read_once_behind_the_protocol():
     duck, idle = Duck(), IdleDuck()
     wrapped, wrapped_idle = as_drafter(duck), as_drafter(idle)
     assert isinstance(wrapped, DeclaredDrafter) and wrapped.inner is duck
-    assert not wrapped.knows_when_idle and not wrapped.pipelines_plain_steps
+    assert not wrapped.knows_when_idle and not wrapped.pipelines_plain_steps and not wrapped.drafts_for_free
     assert wrapped_idle.knows_when_idle and wrapped_idle.pipelines_plain_steps and not wrapped_idle.would_propose()
+    assert wrapped_idle.drafts_for_free and wrapped_idle.preview(3) == [9]
     wrapped.bind(None, None)  # a duck without bind: nothing happens
     wrapped.catch_up()  # nor without catch_up
     wrapped.commit(2, 7)  # no rows: the duck's two-argument commit

@@ -31,6 +31,7 @@ class PromptLookupDrafter(Drafter):
 
     pipelines_plain_steps = True  # host-only: rounds without drafts may be pipelined plain steps
     knows_when_idle = True  # would_propose(): a lookup that finds nothing is known before the round
+    drafts_for_free = True  # preview(k): plain steps score what it would draft (k="auto" keeps learning)
 
     def __init__(self, max_ngram: int = 3, min_ngram: int = 1, vocab_size: int | None = None,
                  resync_ngram: int = 3):
@@ -114,6 +115,10 @@ class PromptLookupDrafter(Drafter):
     def would_propose(self) -> bool:
         """Whether a proposal now would hold a draft (the loop runs plain steps while it would not)."""
         return bool(self.lookup(1))
+
+    def preview(self, k: int) -> list[int]:
+        """What propose(k) would draft now (a dict read and a slice), changing nothing."""
+        return self.lookup(k)
 
     def propose(self, k, policy, key):
         self._drafts = self.lookup(k) if k > 0 else []

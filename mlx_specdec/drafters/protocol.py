@@ -17,7 +17,8 @@ The loop (compare transformers' candidate generators) calls, in order:
   a later step's);
 * ``catch_up()`` before a drafting round that follows plain steps (work those
   steps owed), and ``would_propose()`` between plain steps where the drafter
-  declares ``knows_when_idle``.
+  declares ``knows_when_idle``, ``preview(k)`` where it declares
+  ``drafts_for_free``.
 
 What a drafter declares, as class attributes the loop reads (never probes):
 
@@ -25,6 +26,7 @@ What a drafter declares, as class attributes the loop reads (never probes):
 |---|---|
 | ``pipelines_plain_steps`` | its commit reads nothing of the target's passes but ``rows``: rounds without drafts may run as the plain loop's pipelined steps |
 | ``knows_when_idle`` | ``would_propose()`` says whether a proposal now would hold a draft (prompt lookup): a run of plain steps looks ahead while it would not |
+| ``drafts_for_free`` | ``preview(k)`` returns the drafts a proposal now would hold, as a list of ids, at no cost and changing nothing (prompt lookup): plain steps score them against the tokens they make, so k="auto" keeps learning the drafter's acceptance while it drafts nothing (greedy drafts only: a one-hot q) |
 | ``reads_hidden`` | it reads the target's final hidden rows of every verification pass (``bind`` turns the capture on); the loop hands ``rows`` to its commit |
 | ``feature_layers`` | the target layers whose outputs it reads (a feature drafter, EAGLE-3 style): before ``bind`` the loop asks the target's sequence to capture them in every pass (``target_seq.features``, (T, L * D), the prefill's too); rows of a pipelined plain step reach its commit as ``rows`` |
 | ``proposes_exactly_k`` | it always proposes k drafts when asked for k (a model drafter); under a sharded target it may then draft on rank 0 alone |
@@ -94,6 +96,7 @@ class Drafter:
 
     pipelines_plain_steps = False
     knows_when_idle = False
+    drafts_for_free = False
     reads_hidden = False
     feature_layers: tuple[int, ...] = ()
     proposes_exactly_k = False
@@ -122,6 +125,10 @@ class Drafter:
         """Whether a proposal now would hold a draft; read only where `knows_when_idle` is declared."""
         return True
 
+    def preview(self, k: int) -> list[int]:
+        """The drafts a proposal of k now would hold, changing nothing; read only where `drafts_for_free`."""
+        return []
+
     def step_cost_ratio(self, target) -> float | None:
         """What one drafting step costs over one step of `target`, measured now, before any round (k="auto"
         asks once, knowing nothing yet: `AdaptiveK.can_pay`); None where a drafter does not measure it."""
@@ -138,6 +145,7 @@ class DeclaredDrafter(Drafter):
             setattr(self, name, bool(getattr(inner, name, False)))
         self.feature_layers = tuple(getattr(inner, "feature_layers", ()))
         self.knows_when_idle = callable(getattr(inner, "would_propose", None))
+        self.drafts_for_free = callable(getattr(inner, "preview", None))
         self.vocab_size = getattr(inner, "vocab_size", None)
         self._bind = getattr(inner, "bind", None)
         self._catch_up = getattr(inner, "catch_up", None)
@@ -165,6 +173,9 @@ class DeclaredDrafter(Drafter):
 
     def would_propose(self) -> bool:
         return self.inner.would_propose()
+
+    def preview(self, k: int) -> list[int]:
+        return list(self.inner.preview(k))
 
     def step_cost_ratio(self, target) -> float | None:
         return None if self._step_cost_ratio is None else self._step_cost_ratio(target)
