@@ -56,7 +56,6 @@ from .systems import synchronised
 ROOT = Path(__file__).resolve().parents[1]
 K_MAX = 16
 FIXED = (1, 2, 4, 8, 16)  # AdaptiveK's ladder
-SHADOW_K = K_MAX
 BUFFER_TOKENS = 32  # a compiled step's buffers grow every 32 tokens, and each size traces once per block length
 
 
@@ -149,31 +148,15 @@ def make(drafter):
 
 
 class Shadow:
-    """plain_steps.Shadow on a recorded text: the proposal previewed at position t agrees with the text's
-    next runs[t] tokens, of lengths[t] drafted."""
+    """plain_steps.Shadow on a recorded text: the first draft previewed at position t agrees with the text
+    where runs[t] > 0."""
 
     def __init__(self, text: dict, schedule):
-        self.runs, self.lengths, self.schedule = text["runs"], text.get("lengths"), schedule
-        self.start = None
-        self.agreed = 0
+        self.runs, self.schedule = text["runs"], schedule
 
     def token(self, t: int) -> None:
-        if self.start is None:
-            if self.runs[t] < 0:
-                return
-            self.start, self.agreed = t, 0
-        drafted = min(SHADOW_K, self.lengths[self.start] if self.lengths else K_MAX)
-        if self.agreed < self.runs[self.start]:
-            self.agreed += 1
-            if self.agreed < drafted:
-                return
-        self.schedule.shadow(drafted, self.agreed)
-        self.start = None
-
-    def end(self) -> None:
-        if self.start is not None and self.agreed:
-            self.schedule.shadow(self.agreed, self.agreed)
-        self.start = None
+        if self.runs[t] >= 0:
+            self.schedule.shadow(1, min(1, self.runs[t]))
 
 
 def replay(schedule, text: dict, costs: Costs, max_tokens: int | None = None,
@@ -220,8 +203,6 @@ def replay(schedule, text: dict, costs: Costs, max_tokens: int | None = None,
                 schedule.update(0, 0, spent, traced=traced)
                 seconds, t, passes, unseen = seconds + spent, t + 1, passes + 1, unseen + 1
                 if not queued:
-                    if shadow is not None:
-                        shadow.end()
                     carried = k_next
                     break
                 if k_next > 0 and t < n and runs[t] >= 0:

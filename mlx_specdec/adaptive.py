@@ -477,15 +477,15 @@ class AdaptiveK:
 
     def shadow(self, drafted: int, accepted: int) -> None:
         """A round that was not run, scored: a drafter free to run (prompt lookup) would have drafted
-        `drafted` tokens during plain steps, and the tokens those steps made agreed with the first `accepted`
-        of them (`plain_steps.Shadow`; `accepted == drafted` also where the plain steps ended before a
-        disagreement: nothing is known past them). Its acceptance counts as a drafting round's; it took no
-        time and spent nothing. Without it, acceptance learned nothing while auto took plain steps, and the
+        `drafted` tokens during a plain step, and the tokens the steps made agreed with the first `accepted` of
+        them (`plain_steps.Shadow`, one draft a step). Its acceptance counts as a drafting round's; it took
+        no time and spent nothing. Without it acceptance learned nothing while auto took plain steps, and the
         probes that could relearn it were blocked by the loss budget after an unlucky opening: prompt lookup
-        on a StoryLM story stayed on plain steps through the loops where k = 16 gives 1.46x
-        (bench.auto_replay). Greedy, a proposal agrees exactly where a verification would accept it; sampled,
-        a one-hot draft d is accepted with probability p(d), the chance the sampled token is d: the same
-        counts in distribution. The choice still depends only on tokens already made."""
+        on StoryLM stories, which loop, stayed on plain steps where k = 16 gives 1.66x (40 stories replayed in
+        bench.auto_replay: calibrated 0.61 of the best fixed k without, 0.94 with). Greedy, a draft agrees
+        exactly where a verification would accept it; sampled, a one-hot draft d is accepted with probability
+        p(d), the chance the sampled token is d: the same counts in distribution. The choice still depends
+        only on tokens already made."""
         self._best = None
         self._count(drafted, accepted)
 

@@ -59,8 +59,8 @@ def test_auto_replays_cold_and_calibrated_against_every_fixed_k():
 
 def test_plain_steps_score_prompt_lookup_as_the_replay_does(pair, monkeypatch):
     """k=auto taking plain steps with prompt lookup: the loop scores what the lookup would have drafted against
-    the tokens the steps make (`plain_steps.Shadow`), one unrun round at a time, and the replay's Shadow makes
-    the same calls from the recorded runs. A scripted schedule (plain steps, drafting at k = 4 between
+    the tokens the steps make (`plain_steps.Shadow`: its first draft, at every step where it has one), and the
+    replay's Shadow makes the same calls from the recorded runs. A scripted schedule (plain steps, drafting at k = 4 between
     positions 20 and 30) makes the two walk the same positions."""
     import importlib
 
@@ -95,7 +95,7 @@ def test_plain_steps_score_prompt_lookup_as_the_replay_does(pair, monkeypatch):
     recorded = {"runs": runs, "lengths": lengths, "prompt_tokens": len(prompt)}
     replay.replay(scripted(replay_calls), recorded, COSTS, 60, look_ahead=True, scored=True)
     shadows = [c for c in loop_calls if c[0] == "shadow"]
-    assert len(shadows) >= 4 and any(0 < a < d for _, d, a in shadows) and any(a == 0 for _, d, a in shadows)
+    assert len(shadows) >= 8 and {(1, 0), (1, 1)} == {c[1:] for c in shadows}
     assert any(c[0] == "round" for c in loop_calls)
     assert loop_calls == replay_calls
     # every token of the text made by a plain step or a round
