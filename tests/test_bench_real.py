@@ -261,3 +261,18 @@ def test_the_systems_stop_at_eos_and_reduce_with_the_harness():
     assert all(r["identical_to_plain_greedy"] for r in rows)
     first = runs["plain ours greedy"][0][0].ids
     assert first[-1] in eos and len(first) <= 5 and json.dumps(rows)
+
+
+def test_lookup_before_adds_the_drafter_without_resync_at_each_k():
+    """--lookup-before: prompt lookup with resync_ngram=0 beside it at every k, exact, labelled as the before."""
+    from bench.real import _row_cells
+    from bench.run import Progress, reduce_rows
+    from tests.mocks import TableLM
+
+    systems = build(TableLM(8, seed=3), {7}, [2, "auto"], with_mlx_lm=False, lookup_before=True)
+    assert [(s.kind, s.k) for s in systems] == [("plain", None), ("lookup", 2), ("lookup-no-resync", 2),
+                                                 ("lookup", "auto"), ("lookup-no-resync", "auto")]
+    runs = timed_passes(systems, [[1, 2, 3, 1, 2]], 1, 12, Progress(0), "t")
+    rows = reduce_rows(systems, runs, {"v_k": {}}, {})
+    assert all(r["identical_to_plain_greedy"] for r in rows)
+    assert _row_cells(rows[2])[0] == "ours, prompt lookup without resync (before)"
