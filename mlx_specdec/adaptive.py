@@ -105,6 +105,9 @@ LOSS_ALLOWANCE = 2.0  # ... plus this many plain steps (the opening rounds: noth
 # The test that drafting can pay at all, from a drafter's measured step cost alone (`can_pay`): every draft
 # accepted with this hazard's complement (better than any drafter here keeps up), verification free.
 OPTIMISTIC_HAZARD = 0.1
+# What a draft adds to a round of a drafter that costs nothing (its verification's extra row), as a share of
+# the round, while no line can be fitted: SmolLM2 fp32 0.07, the StoryLM 5M 0.03 (measured per pair).
+FREE_SLOPE = 0.1
 
 
 @dataclass
@@ -146,6 +149,7 @@ class AdaptiveK:
     history: list = field(default_factory=list, init=False, repr=False)  # k chosen per round
     calibration_key: str | None = field(default=None, init=False, repr=False)  # its entry in the calibration file
     _longest: int = field(default=0, init=False)  # the longest block drafted so far
+    _untraced: list = field(default_factory=list, init=False)  # block lengths (two at most) of untraced rounds
     # A drafter step's cost over a target step's, measured once before any round (`step_cost_ratio`);
     # None where nothing measured it (a drafter with no model of its own, or a warm start without one).
     _draft_ratio: float | None = field(default=None, init=False)
@@ -183,6 +187,7 @@ class AdaptiveK:
             self._reach_s[st][:n], self._fails_s[st][:n] = (shrunk(v[st][:n], earlier._reach_s[st][1])
                                                             for v in (earlier._reach_s, earlier._fails_s))
         self._state, self._longest = earlier._state, earlier._longest
+        self._untraced = list(earlier._untraced)
         if earlier._draft_ratio is not None:
             self._draft_ratio = earlier._draft_ratio
         self._catch_up = list(earlier._catch_up)  # a rate: what a token of the drafter's catch-ups costs
@@ -329,9 +334,12 @@ class AdaptiveK:
         return max(0.0, first - steady) if first is not None and steady is not None else 0.0
 
     def round_time(self, k: int) -> float | None:
-        """The fitted seconds of a round of k drafts; None until there is data."""
+        """The fitted seconds of a round of k drafts; None until there is data (for k = 0, until a plain step
+        was timed: the line's intercept is no price for one before a second block length was timed untraced,
+        and it once put a SmolLM2 step at 8 ms where one costs 53, so prompt lookup left a verbatim copy for
+        plain steps)."""
         plain = self.plain_time()
-        if k == 0 and plain is not None:
+        if k == 0:
             return plain
         w, wk, wk2, wt, wkt = self._fit
         if w <= 0:
@@ -342,14 +350,18 @@ class AdaptiveK:
             w, wt = w + anchor, wt + anchor * first
         det = w * wk2 - wk * wk
         b = (w * wkt - wk * wt) / det if det > 1e-12 * w * w else -1.0
+        if first is None and len(self._untraced) < 2:
+            b = -1.0  # a slope from a traced round alone is its trace's (SmolLM2 + lookup: 29 ms a draft, not 4)
         if b < 0:
             # One k seen so far, or noise (or an anchor above the rounds): no slope to trust. Priced as if a
             # round's cost grew with the tokens it runs, (1 + k) / (1 + mean k): too high for long blocks
-            # rather than too low, so the choice stays near what was seen until a second k is timed.
+            # rather than too low, so the choice stays near what was seen until a second k is timed. (A drafter
+            # that costs nothing: a round is its verification, (1 + c k) / (1 + c mean k), c = FREE_SLOPE.)
             mean_k = wk / w if w > 0 else 0.0
-            return (wt / w) * (1 + k) / (1 + mean_k) if k > 0 else None
+            c = FREE_SLOPE if self._draft_ratio == 0.0 else 1.0
+            return (wt / w) * (1 + c * k) / (1 + c * mean_k) if k > 0 else None
         a = (wt - b * wk) / w
-        return a + b * k  # (at k = 0 with no plain step seen yet: a round without drafter steps)
+        return a + b * k
 
     def best(self, least: int = 0) -> int:
         """argmax E(k) / T(k) over least..k_max (least=1: the best drafting k, what a probe out of plain
@@ -406,12 +418,13 @@ class AdaptiveK:
             # finds nothing to copy, and a grown buffer traces again.
             k = max(1, self.k_start // 2)
         elif self._round <= 4 and self._t0[0] + self._t0_first[0] == 0 and not (
-                self._draft_ratio == 0.0 and not any(self._fails)):
+                self._draft_ratio == 0.0 and (not any(self._fails) or self._state == 1)):
             # and a run of plain steps, timed: what every round is weighed against (a run, not one step:
             # in a fresh process the first traces the step, and a traced step says little). Not for a
-            # drafter that costs nothing (prompt lookup) while every draft it made was accepted: its rounds'
-            # line meets k = 0 near an unpipelined plain step, and it takes plain steps of itself where it
-            # finds nothing to copy, so the run would only cost a copy request three rounds of copying.
+            # drafter that costs nothing (prompt lookup) while every draft it made was accepted, or its last
+            # round was (a reply's first token is rarely in the request; after it a verbatim copy runs): its
+            # rounds' line meets k = 0 near an unpipelined plain step, and it takes plain steps of itself where
+            # it finds nothing to copy, so the run would only cost a copy request three rounds of copying.
             # (Where its drafts were rejected, the run costs nothing, and without it the intercept, an
             # unpipelined step 10-20% over a pipelined one, kept a hopeless lookup drafting a dozen rounds.)
             k, self._plain_left = 0, PROBE_ROUNDS - 1
@@ -535,6 +548,8 @@ class AdaptiveK:
             return
         self._plain_run = False
         self._longest = max(self._longest, drafted)
+        if not traced and len(self._untraced) < 2 and drafted not in self._untraced:
+            self._untraced.append(drafted)
         if self._fit[0] >= 1.0:
             expected = self.round_time(drafted)
             if expected is not None and expected > 0:

@@ -108,6 +108,7 @@ def test_the_time_line_is_anchored_at_the_plain_step():
     assert ANCHOR_WEIGHT > 0
     unanchored = AdaptiveK()
     unanchored._fit = list(ctrl._fit)  # the same rounds without the plain steps: the slope of noise
+    unanchored._untraced = list(ctrl._untraced)  # (two lengths timed untraced: a line is fitted)
     assert unanchored.round_time(3) > 2 * truth(3)
 
 
@@ -777,3 +778,38 @@ def test_a_shadow_round_counts_acceptance_and_nothing_else():
     assert {n: v for n, v in scored.snapshot().items() if n not in counts} == \
         {n: v for n, v in before.items() if n not in counts}
     assert (scored._round, scored._tokens, scored._draft_seconds, scored._longest) == (0, 3, 0.020, 4)
+
+
+def test_before_a_plain_step_no_line_through_a_traced_round_prices_a_round():
+    """Prompt lookup's opening on SmolLM2 (a new block length's trace costs about a plain step, 53 ms): rounds
+    at k = 4 and 2 that traced, then one at 2 that did not. A line through them takes its slope from the
+    traces (29 ms a draft where a draft costs 4) and its intercept, 8 ms, stood for a plain step: auto left
+    a verbatim copy for plain steps. Until a plain step is timed T(0) is unknown, and until two lengths
+    were timed untraced a round of a free drafter is priced as its verification, (1 + 0.1 k) / (1 + 0.1 mean k)."""
+    from mlx_specdec.adaptive import FREE_SLOPE
+
+    ctrl = AdaptiveK()
+    ctrl.step_cost_ratio(0.0)  # a drafter that costs nothing
+    ctrl.update(4, 0, 0.124, traced=True)
+    ctrl.update(2, 2, 0.117, traced=True)
+    ctrl.update(2, 2, 0.0636)
+    assert ctrl.round_time(0) is None and ctrl.budget_left() == float("inf")
+    w, wk, _, wt, _ = ctrl._fit
+    assert ctrl.round_time(16) == pytest.approx(wt / w * (1 + 16 * FREE_SLOPE) / (1 + FREE_SLOPE * wk / w))
+    assert ctrl.round_time(16) < 2.5 * ctrl.round_time(2)
+    ctrl.update(8, 8, 0.0866)  # a second length timed untraced: the line is fitted
+    assert ctrl.round_time(16) > ctrl.round_time(8) > ctrl.round_time(2)
+    assert ctrl.round_time(16) != pytest.approx(wt / w * (1 + 16 * FREE_SLOPE) / (1 + FREE_SLOPE * wk / w))
+
+
+@pytest.mark.parametrize("last_accepted, timing_run", [(2, False), (0, True)])
+def test_a_free_drafter_skips_the_timed_plain_run_after_a_fully_accepted_round(last_accepted, timing_run):
+    """The fourth round of a fresh process is a run of plain steps, timed, unless the drafter costs nothing
+    and its last round was fully accepted (a reply's first token is rarely in the request; after it a
+    verbatim copy runs, and three plain steps there cost three rounds of copying)."""
+    ctrl = AdaptiveK()
+    ctrl.step_cost_ratio(0.0)
+    for k, accepted in ((4, 0), (2, 2), (2, last_accepted)):
+        assert ctrl.choose() == k
+        ctrl.update(k, accepted, 0.06, traced=k == 4 or ctrl._round == 2)
+    assert (ctrl.choose() == 0) == timing_run
