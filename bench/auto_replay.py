@@ -267,13 +267,27 @@ def replay_set(texts: list[dict], first: dict, costs: Costs, max_tokens: int, lo
     return rows
 
 
+GENERATED_FIRST = 30_000  # the generator's validation stories from here on: apart from every prompt set's
+
+
 def prompt_set(tok, set_name: str, n: int) -> list[dict]:
     """[{id, ids}]: a StoryLM prompt set (stories, copy) as its text, or, for a tokenizer with a chat template,
-    bench.real's chat sets (heldout, copy, free) as bench.real frames them."""
+    bench.real's chat sets (heldout, copy, free) as bench.real frames them. `generated`: as many story
+    openings as asked for (the stories set has ten), from the project's generator's validation split (seed 0,
+    every 97th story from GENERATED_FIRST), the way the stories set was drawn."""
     if getattr(tok, "has_chat_template", False):
         from .real import prompt_ids
 
         return prompt_ids(tok, set_name, n)[1]
+    if set_name == "generated":
+        import random
+
+        from mlx_specdec.data.generator import generate_story
+        from mlx_specdec.data.prompts import STRIDE, opening
+
+        indices = [GENERATED_FIRST + STRIDE * j for j in range(n)]
+        return [{"id": f"valid-{i}", "ids": tok.encode(opening(generate_story(random.Random(f"0:valid:{i}"))))}
+                for i in indices]
     _, prompts = load_prompts(prompt_set_file(set_name), n)
     return [{"id": str(p.get("id", i)), "ids": tok.encode(p["text"])} for i, p in enumerate(prompts)]
 
@@ -294,11 +308,15 @@ def main(argv=None) -> int:
     p.add_argument("--drafters", default="storylm-1m-distilled,prompt-lookup",
                    help="comma-separated: store models (models/NAME or a path) or prompt-lookup")
     p.add_argument("--prompt-set", default="stories,copy",
-                   help="comma-separated prompt sets: stories, copy (StoryLM); heldout, copy, free (a chat target)")
+                   help="comma-separated prompt sets: stories, copy, generated (StoryLM; generated: --prompts story "
+                        "openings from the generator's validation split); heldout, copy, free (a chat target)")
     p.add_argument("--prompts", type=int, default=6, help="prompts a set (one more calibrates)")
     p.add_argument("--max-tokens", type=int, default=96)
     p.add_argument("--models", type=Path, default=ROOT / "models")
     p.add_argument("--out", type=Path, default=ROOT / "bench" / "results")
+    p.add_argument("--unscored", action="store_true",
+                   help="replay a free drafter (prompt lookup) as if plain steps did not score it (the rule before "
+                        "plain_steps.Shadow): a before/after on the same texts and costs")
     p.add_argument("--from", dest="source", type=Path,
                    help="replay the texts and costs a results file recorded, under the rule as it is now (no models "
                         "run: a change to the rule against the same inputs)")
@@ -323,10 +341,11 @@ def main(argv=None) -> int:
                                      "lengths": lengths})
                 costs = measure_costs(target, drafter, prompts[0]["ids"])
                 look_ahead = bool(getattr(make(drafter), "knows_when_idle", False))
-                scored = bool(getattr(make(drafter), "drafts_for_free", False))
+                free = bool(getattr(make(drafter), "drafts_for_free", False))
+                scored = free and not args.unscored
                 rows = replay_set(recorded[:-1], recorded[-1], costs, args.max_tokens, look_ahead, scored)
                 pairs.append({"drafter": name, "set": set_name, "costs": asdict(costs), "look_ahead": look_ahead,
-                              "scored": scored,
+                              "drafts_for_free": free, "scored": scored,
                               "texts": rows, "recorded": recorded})
                 print(summary_line(pairs[-1]), flush=True)
     except SpecDecError as e:
@@ -352,7 +371,8 @@ def rereplay(args, argv) -> int:
     for pair in pairs:
         costs = Costs(**pair["costs"])
         look_ahead = pair.get("look_ahead", pair["drafter"] == "prompt-lookup")  # (files before the field)
-        pair["scored"] = scored = pair.get("scored", pair["drafter"] == "prompt-lookup")
+        free = pair.get("drafts_for_free", pair["drafter"] == "prompt-lookup")  # (files before the field)
+        pair["scored"] = scored = free and not args.unscored
         pair["texts"] = replay_set(pair["recorded"][:-1], pair["recorded"][-1], costs, header["max_tokens"], look_ahead,
                                    scored)
         print(summary_line(pair), flush=True)
@@ -400,6 +420,11 @@ def render(result: dict) -> str:
     lines += ["", "Costs measured (ms): " + "; ".join(
         f"{p['drafter']} ({p['set']}): plain {1e3 * p['costs']['plain']:.1f}, round "
         f"{1e3 * p['costs']['round_a']:.1f} + {1e3 * p['costs']['round_b']:.2f} k" for p in result["pairs"]), ""]
+    free = [p for p in result["pairs"] if p.get("drafts_for_free", p["drafter"] == "prompt-lookup")]
+    if free:
+        lines += [("Prompt lookup is scored during plain steps (`plain_steps.Shadow`)." if all(p.get("scored") for p in free)
+                   else "Prompt lookup is not scored during plain steps (`--unscored`: the rule before "
+                        "`plain_steps.Shadow`)."), ""]
     return "\n".join(lines)
 
 

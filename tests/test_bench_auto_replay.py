@@ -100,3 +100,12 @@ def test_plain_steps_score_prompt_lookup_as_the_replay_does(pair, monkeypatch):
     assert loop_calls == replay_calls
     # every token of the text made by a plain step or a round
     assert sum(1 for c in loop_calls if c[0] == "step") + sum(1 + c[2] for c in loop_calls if c[0] == "round") == 60
+
+
+def test_the_generated_set_draws_story_openings_from_the_generators_validation_split(pair):
+    _, _, tok = pair
+    first, again = replay.prompt_set(tok, "generated", 3), replay.prompt_set(tok, "generated", 2)
+    assert [p["id"] for p in first] == [f"valid-{replay.GENERATED_FIRST + 97 * j}" for j in range(3)]
+    assert again == first[:2] and len({tuple(p["ids"]) for p in first}) == 3
+    texts = [tok.decode(p["ids"]) for p in first]  # an opening: one sentence, or two while they stay short
+    assert all(t[-1] in '.!?"' and len(t.split()) <= 30 and t.count(". ") <= 1 for t in texts), texts
