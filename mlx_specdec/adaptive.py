@@ -495,10 +495,11 @@ class AdaptiveK:
         no time and spent nothing. Without it acceptance learned nothing while auto took plain steps, and the
         probes that could relearn it were blocked by the loss budget after an unlucky opening: prompt lookup
         on StoryLM stories, which loop, stayed on plain steps where k = 16 gives 1.66x (40 stories replayed in
-        bench.auto_replay: 0.58 of the best fixed k cold and 0.61 calibrated without, 0.68 and 0.82 with). Greedy, a draft agrees
-        exactly where a verification would accept it; sampled, a one-hot draft d is accepted with probability
-        p(d), the chance the sampled token is d: the same counts in distribution. The choice still depends
-        only on tokens already made."""
+        bench.auto_replay with a round at 1.75 plain steps: 0.58 of the best fixed k cold and 0.61 calibrated
+        without, 0.68 and 0.82 with; where a round costs 1.2 steps it matters less, docs/DESIGN.md). Greedy, a
+        draft agrees exactly where a verification would accept it; sampled, a one-hot draft d is accepted with
+        probability p(d), the chance the sampled token is d: the same counts in distribution. The choice still
+        depends only on tokens already made."""
         self._best = None
         self._count(drafted, accepted)
 

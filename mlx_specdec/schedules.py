@@ -11,9 +11,9 @@ from .calibration import load_entry, origin, pair_key
 
 def schedule_for(k, target, drafter, *, sampled: bool, quiet: bool):
     """The choice of k behind one interface (`choose()`, `update(drafted, accepted, seconds, traced)`,
-    `shadow(drafted, accepted)` for a round scored during plain steps, `finish()` when the generation ends, `learns`, and for a schedule that learns `charge(seconds, tokens, budget)`,
-    `price_entry(prefill_seconds, tokens)`,
-    `wants_step_cost` and `step_cost_ratio(ratio)`):
+    `finish()` when the generation ends, `learns`, and for a schedule that learns `charge(seconds, tokens,
+    budget)`, `price_entry(prefill_seconds, tokens)`, `shadow(drafted, accepted)` for a round scored during
+    plain steps, `wants_step_cost` and `step_cost_ratio(ratio)`):
     FixedK for an integer, AdaptiveK for "auto" (warm-started per pair, except in an instrumented run,
     whose rounds are slower: it neither learns from nor teaches the next one), HeuristicK for "heuristic"."""
     if k == "auto":
@@ -134,9 +134,6 @@ class FixedK:
         return self.k
 
     def update(self, drafted: int, accepted: int, seconds: float, traced: bool = False) -> None:
-        pass
-
-    def shadow(self, drafted: int, accepted: int) -> None:
         pass
 
     def finish(self) -> None:
