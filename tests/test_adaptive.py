@@ -678,7 +678,8 @@ def test_a_drafter_that_costs_nothing_is_probed_four_times_as_often():
         ctrl.step_cost_ratio(ratio)
         for _ in range(120):
             k = ctrl.choose()
-            ctrl.update(k, 0, 5e-3 if k == 0 else 6e-3 + 1e-4 * k)  # every draft rejected
+            # every draft rejected; a round at 1.1 plain steps, as SmolLM2's (at 1.2 the budget paces both alike)
+            ctrl.update(k, 0, 5e-3 if k == 0 else 5.5e-3 + 1e-4 * k)
         h = ctrl.history
         # a probe: a drafting round after a run of at least five plain steps
         return ctrl.probe_interval, [i for i in range(5, len(h)) if h[i] and not any(h[i - 5 : i])]
@@ -800,6 +801,28 @@ def test_before_a_plain_step_no_line_through_a_traced_round_prices_a_round():
     ctrl.update(8, 8, 0.0866)  # a second length timed untraced: the line is fitted
     assert ctrl.round_time(16) > ctrl.round_time(8) > ctrl.round_time(2)
     assert ctrl.round_time(16) != pytest.approx(wt / w * (1 + 16 * FREE_SLOPE) / (1 + FREE_SLOPE * wk / w))
+
+
+def test_a_free_drafters_round_is_priced_from_its_rounds_not_from_a_plain_step():
+    """Prompt lookup on the StoryLM 5M (dispatch-bound): a plain step costs 2.4 ms, a verification round
+    4.2 + 0.12 k. A line anchored at k = 0 on the plain step and through rounds at k = 2 priced k = 16 at
+    20 ms, and auto kept to plain steps through a loop its drafts would have copied. A free drafter's line is
+    its rounds' alone, its slope shrunk toward FREE_SLOPE of a round a draft; a model drafter keeps the
+    anchor (its rounds' slope is its drafting, which a line through k = 15 and 16 alone takes from noise)."""
+    def fitted(ratio, lengths):
+        ctrl = AdaptiveK()
+        ctrl.step_cost_ratio(ratio)
+        for seconds in (4.8e-3, 2.4e-3, 2.4e-3):  # a run of plain steps, the first traced
+            ctrl.update(0, 0, seconds, traced=seconds > 3e-3)
+        for k in lengths:
+            ctrl.update(k, 0, 4.2e-3 + 0.12e-3 * k)
+        return ctrl
+
+    free, model = fitted(0.0, [2, 2]), fitted(None, [2, 2])
+    assert free.round_time(16) < 2 * free.round_time(2) < model.round_time(16) / 2
+    learned = fitted(0.0, [2, 16] * 10)  # two lengths, many rounds: the rounds' own slope
+    assert learned.round_time(8) == pytest.approx(4.2e-3 + 0.12e-3 * 8, rel=0.02)
+    assert learned.round_time(0) == pytest.approx(2.4e-3)
 
 
 @pytest.mark.parametrize("last_accepted, timing_run", [(2, False), (0, True)])

@@ -451,3 +451,23 @@ def test_the_fresh_process_bench_takes_the_median_process_of_each_run(tmp_path, 
     assert row["runs"]["auto cold"]["speedup"] == pytest.approx(12.0 / 9.0)
     assert row["runs"]["auto calibrated"]["speedup"] == pytest.approx(13.0 / 11.0)
     assert len(cold_files) == 6 and row["runs"]["auto cold"]["identical"] and not row["runs"]["k=2"]["identical"]
+
+
+@pytest.mark.parametrize("ratio, last_agreed, drafts", [(0.0, True, True), (0.0, False, False),
+                                                        (None, True, False)])
+def test_the_budget_does_not_stop_a_free_drafter_whose_last_draft_agreed(ratio, last_agreed, drafts):
+    """Prompt lookup (a drafter that costs nothing) learns its acceptance for free, from its rounds and from
+    plain steps (`shadow`); after an agreement its next round is the likeliest to pay, so an overspent budget
+    (an opening's rejected rounds) does not keep it on plain steps. After a rejection it does, and it always
+    does for a drafter with a model of its own."""
+    ctrl = AdaptiveK()
+    ctrl.step_cost_ratio(ratio)
+    for _ in range(30):  # a pair learned as cheap and accepted
+        k = ctrl.choose()
+        ctrl.update(k, k, 5e-3 + 0.5e-3 * k) if k else ctrl.update(0, 0, 5e-3)
+    for _ in range(3):  # a run of plain steps, scored
+        ctrl.update(0, 0, 5e-3)
+    ctrl.shadow(1, 1 if last_agreed else 0)
+    ctrl._draft_seconds += ctrl.budget_left() + 10e-3  # overspent by two plain steps
+    assert ctrl.budget_left() < 0 and ctrl.best() > 0
+    assert (ctrl.choose() > 0) == drafts
