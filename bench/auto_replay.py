@@ -2,6 +2,7 @@
 
     python -m bench.auto_replay --target storylm-5m --drafters storylm-1m-distilled,prompt-lookup --prompt-set stories,copy
     python -m bench.auto_replay --target storylm-5m-hybrid --drafters storylm-1m-distilled-hybrid --prompts 8
+    python -m bench.auto_replay --drafters prompt-lookup --prompt-set generated --prompts 40 --costs-from FILE.json
 
 A fresh-process bench (`bench.fresh`) answers the issue's question but takes minutes per pair, and one
 generation of 96 tokens on a StoryLM pair lasts half a second, so its ratios move with the machine's noise.
@@ -21,7 +22,8 @@ process starts it (cold) and as one with a calibration entry does (calibrated: t
 generation on the set's next prompt, as bench.fresh writes it), and under every fixed k of the ladder.
 Milliseconds of arithmetic per schedule, the same draws for every schedule: a change to the rule is
 compared on the texts it failed on. The replay leaves out what the costs do not hold (a busy machine, cache
-effects of one schedule on the next) and is no substitute for bench.fresh's processes. Writes
+effects of one schedule on the next) and is no substitute for bench.fresh's processes. `--costs-from` prices
+new texts with the costs an earlier file measured (a quiet machine's, or another cost regime's). Writes
 ``<out>/<date>-<machine>-auto-replay-<target>.{json,md}``.
 """
 
@@ -317,6 +319,9 @@ def main(argv=None) -> int:
     p.add_argument("--unscored", action="store_true",
                    help="replay a free drafter (prompt lookup) as if plain steps did not score it (the rule before "
                         "plain_steps.Shadow): a before/after on the same texts and costs")
+    p.add_argument("--costs-from", type=Path,
+                   help="price rounds with the costs an earlier results file measured for the same drafter (and set, "
+                        "where it has it) instead of measuring them now: new texts under a quiet machine's costs")
     p.add_argument("--from", dest="source", type=Path,
                    help="replay the texts and costs a results file recorded, under the rule as it is now (no models "
                         "run: a change to the rule against the same inputs)")
@@ -339,7 +344,8 @@ def main(argv=None) -> int:
                     _, runs, lengths = agreement(target, drafter, ids, args.max_tokens, eos)
                     recorded.append({"id": p_["id"], "prompt_tokens": len(ids), "runs": runs,
                                      "lengths": lengths})
-                costs = measure_costs(target, drafter, prompts[0]["ids"])
+                costs = (recorded_costs(args.costs_from, name, set_name) if args.costs_from
+                         else measure_costs(target, drafter, prompts[0]["ids"]))
                 look_ahead = bool(getattr(make(drafter), "knows_when_idle", False))
                 free = bool(getattr(make(drafter), "drafts_for_free", False))
                 scored = free and not args.unscored
@@ -351,9 +357,25 @@ def main(argv=None) -> int:
     except SpecDecError as e:
         print(f"bench.auto_replay: {e}", file=sys.stderr)
         return 2
-    header = {"target": Path(args.target).name, "max_tokens": args.max_tokens, "prompts": args.prompts}
+    header = {"target": Path(args.target).name, "max_tokens": args.max_tokens, "prompts": args.prompts,
+              **({"costs_from": str(args.costs_from)} if args.costs_from else {})}
     print(save_results(args.out, f"auto-replay-{header['target']}", header, {"pairs": pairs}, "bench.auto_replay", argv, render))
     return 0
+
+
+def recorded_costs(path: Path, drafter: str, set_name: str) -> Costs:
+    """The costs `path` (a bench.auto_replay results file) measured for `drafter` on `set_name`, or on its
+    first set where it did not run that one."""
+    import json
+
+    try:
+        pairs = [p for p in json.loads(path.read_text())["pairs"] if p["drafter"] == drafter]
+        pair = next((p for p in pairs if p["set"] == set_name), pairs[0] if pairs else None)
+        if pair is None:
+            raise SpecDecError(f"{path} holds no costs for {drafter}")
+        return Costs(**pair["costs"])
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        raise SpecDecError(f"{path} is not a bench.auto_replay results file ({e})") from None
 
 
 def rereplay(args, argv) -> int:
@@ -364,6 +386,7 @@ def rereplay(args, argv) -> int:
         earlier = json.loads(args.source.read_text())
         pairs = earlier["pairs"]
         header = {**{k: earlier["header"][k] for k in ("target", "max_tokens", "prompts")},
+                  **{k: earlier["header"][k] for k in ("costs_from",) if k in earlier["header"]},
                   "replayed_from": str(args.source)}
     except (OSError, ValueError, KeyError) as e:
         print(f"bench.auto_replay: {args.source} is not a bench.auto_replay results file ({e})", file=sys.stderr)
@@ -417,7 +440,8 @@ def render(result: dict) -> str:
                      *(f"{x[f'k={k}']:.2f}x" for k in FIXED)])
     lines += markdown_table(["drafter", "set", "texts", "auto, cold", "auto, calibrated", "cold / best k",
                              "calibrated / best k", *(f"k={k}" for k in FIXED)], rows, right=10)
-    lines += ["", "Costs measured (ms): " + "; ".join(
+    measured = f"Costs measured (ms) by `{h['costs_from']}`'s run: " if h.get("costs_from") else "Costs measured (ms): "
+    lines += ["", measured + "; ".join(
         f"{p['drafter']} ({p['set']}): plain {1e3 * p['costs']['plain']:.1f}, round "
         f"{1e3 * p['costs']['round_a']:.1f} + {1e3 * p['costs']['round_b']:.2f} k" for p in result["pairs"]), ""]
     free = [p for p in result["pairs"] if p.get("drafts_for_free", p["drafter"] == "prompt-lookup")]

@@ -786,7 +786,8 @@ def test_before_a_plain_step_no_line_through_a_traced_round_prices_a_round():
     at k = 4 and 2 that traced, then one at 2 that did not. A line through them takes its slope from the
     traces (29 ms a draft where a draft costs 4) and its intercept, 8 ms, stood for a plain step: auto left
     a verbatim copy for plain steps. Until a plain step is timed T(0) is unknown, and until two lengths
-    were timed untraced a round of a free drafter is priced as its verification, (1 + 0.1 k) / (1 + 0.1 mean k)."""
+    were timed untraced a round of a free drafter is priced as its verification, (1 + c k) / (1 + c mean k),
+    c = FREE_SLOPE."""
     from mlx_specdec.adaptive import FREE_SLOPE
 
     ctrl = AdaptiveK()

@@ -109,3 +109,25 @@ def test_the_generated_set_draws_story_openings_from_the_generators_validation_s
     assert again == first[:2] and len({tuple(p["ids"]) for p in first}) == 3
     texts = [tok.decode(p["ids"]) for p in first]  # an opening: one sentence, or two while they stay short
     assert all(t[-1] in '.!?"' and len(t.split()) <= 30 and t.count(". ") <= 1 for t in texts), texts
+
+
+def test_costs_from_an_earlier_results_file(tmp_path):
+    """`--costs-from FILE`: the costs an earlier run measured for the drafter on the same set (its first set
+    where it did not run that one); a file without them is a one-line error."""
+    import json
+    from dataclasses import asdict
+
+    from mlx_specdec.errors import SpecDecError
+
+    other = {**asdict(COSTS), "plain": 7e-3}
+    path = tmp_path / "earlier.json"
+    path.write_text(json.dumps({"header": {}, "pairs": [
+        {"drafter": "prompt-lookup", "set": "stories", "costs": asdict(COSTS)},
+        {"drafter": "prompt-lookup", "set": "copy", "costs": other}]}))
+    assert replay.recorded_costs(path, "prompt-lookup", "copy") == replay.Costs(**other)
+    assert replay.recorded_costs(path, "prompt-lookup", "generated") == COSTS
+    with pytest.raises(SpecDecError, match="no costs for storylm-1m"):
+        replay.recorded_costs(path, "storylm-1m", "stories")
+    (tmp_path / "bad.json").write_text("{")
+    with pytest.raises(SpecDecError, match="not a bench.auto_replay results file"):
+        replay.recorded_costs(tmp_path / "bad.json", "prompt-lookup", "stories")
