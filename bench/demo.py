@@ -72,7 +72,7 @@ def _flag(args: list[str], name: str, default: str) -> str:
 def describe(args: list[str]) -> dict:
     """What a demo run is: its target, drafter and k (the CLI's defaults where the command names none)."""
     return {"model": _flag(args, "--model", DEFAULT_TARGET), "draft_model": _flag(args, "--draft-model", DEFAULT_DRAFTER),
-            "k": _flag(args, "-k", _flag(args, "--k", "auto"))}
+            "k": _flag(args, "-k", _flag(args, "--num-draft-tokens", "auto"))}
 
 
 def available(args: list[str]) -> bool:

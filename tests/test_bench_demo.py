@@ -12,6 +12,7 @@ def test_the_demo_commands_are_the_makefiles():
                      ("storylm-5m-hybrid", "storylm-1m-distilled-hybrid", "auto"),
                      ("smollm2-135m-instruct", "prompt-lookup", "auto")]
     assert all("--compare" in c and "$(" not in " ".join(c) for c in commands)
+    assert demo.describe(["--num-draft-tokens", "3"])["k"] == "3"  # the long name of -k
     assert commands[0][commands[0].index("--prompt") + 1] == "Once upon a time, there was a little girl named Lily."
     chat = commands[3][commands[3].index("--prompt") + 1]
     assert chat.startswith("Repeat this paragraph exactly: The cat sat") and chat.endswith("a ball of yarn.")
