@@ -30,6 +30,7 @@ new texts with the costs an earlier file measured (a quiet machine's, or another
 from __future__ import annotations
 
 import argparse
+import json
 import statistics
 import sys
 import time
@@ -366,8 +367,6 @@ def main(argv=None) -> int:
 def recorded_costs(path: Path, drafter: str, set_name: str) -> Costs:
     """The costs `path` (a bench.auto_replay results file) measured for `drafter` on `set_name`, or on its
     first set where it did not run that one."""
-    import json
-
     try:
         pairs = [p for p in json.loads(path.read_text())["pairs"] if p["drafter"] == drafter]
         pair = next((p for p in pairs if p["set"] == set_name), pairs[0] if pairs else None)
@@ -380,8 +379,6 @@ def recorded_costs(path: Path, drafter: str, set_name: str) -> Costs:
 
 def rereplay(args, argv) -> int:
     """`--from FILE`: the recorded texts and measured costs of an earlier run, replayed under today's rule."""
-    import json
-
     try:
         earlier = json.loads(args.source.read_text())
         pairs = earlier["pairs"]

@@ -88,7 +88,8 @@ def run_once(args: list[str], cache: Path) -> dict:
     proc = subprocess.run([sys.executable, "-m", "mlx_specdec.generate", *args, "--json"], capture_output=True,
                           text=True, cwd=ROOT, env=env)
     if proc.returncode != 0:
-        raise RuntimeError(f"demo run failed ({' '.join(args)}): {proc.stderr.strip()[-300:]}")
+        last = (proc.stderr.strip().splitlines() or ["no output"])[-1]
+        raise RuntimeError(f"a demo run failed ({' '.join(args[:6])} ...): {last}")
     out = json.loads(proc.stdout)
     return {"speedup": out["compare"]["speedup"], "identical": out["compare"]["identical"],
             "tokens_per_pass": out["stats"]["tokens_per_pass"], "generated": out["stats"]["generated"]}
@@ -106,7 +107,11 @@ def main(argv=None) -> int:
     with tempfile.TemporaryDirectory() as cache:
         for r in range(args.rounds):
             for run in runs:
-                run["rounds"].append(run_once(run["args"], Path(cache)))
+                try:
+                    run["rounds"].append(run_once(run["args"], Path(cache)))
+                except RuntimeError as e:  # a run that failed: its own error, one line, nothing written
+                    print(f"bench.demo: {e}", file=sys.stderr)
+                    return 2
                 print(f"round {r + 1}: {run['model']} / {run['draft_model']} / k={run['k']}: "
                       f"{run['rounds'][-1]['speedup']:.2f}x", flush=True)
     header = {"rounds": args.rounds}

@@ -37,3 +37,14 @@ def test_render_reports_each_round_the_lowest_and_whether_every_output_was_ident
     assert row == "| storylm-5m | storylm-5m-mtp | auto | 0.98x | 1.20x | 1.30x | 0.98x | 1.20x | yes |"
     runs[0]["rounds"][1]["identical"] = False
     assert demo.render({"header": header, "runs": runs}).count("| NO |") == 1
+
+
+def test_a_failed_run_is_one_line_and_writes_nothing(tmp_path, monkeypatch, capsys):
+    def fail(args, cache):
+        raise RuntimeError("a demo run failed (--model x ...): SpecDecError: no model named x")
+
+    monkeypatch.setattr(demo, "run_once", fail)
+    assert demo.main(["--rounds", "1", "--out", str(tmp_path / "out")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("bench.demo: a demo run failed") and "\n" not in err
+    assert not (tmp_path / "out").exists()
