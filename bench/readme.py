@@ -48,7 +48,8 @@ def _link(path: Path, root: Path) -> str:
 
 
 # Focused bench modules name their files <date>-<machine>-<kind>[-...].json.
-FOCUSED = ("rollback", "adaptive", "ladder", "sharded", "real", "fresh", "eagle3", "drafters", "auto-replay")
+FOCUSED = ("rollback", "adaptive", "ladder", "sharded", "real", "fresh", "eagle3", "drafters", "auto-replay",
+           "drafter-fit")
 
 
 def _focused(name: str) -> bool:
@@ -87,6 +88,11 @@ def sharded_file(root: Path = ROOT) -> Path | None:
 
 def fresh_file(root: Path = ROOT) -> Path | None:
     found = sorted((root / "bench" / "results").glob("*-fresh.json"))
+    return found[-1] if found else None
+
+
+def drafter_fit_file(root: Path = ROOT) -> Path | None:
+    found = sorted((root / "bench" / "results").glob("*-drafter-fit.json"))
     return found[-1] if found else None
 
 
@@ -369,6 +375,11 @@ def render(readme_text: str, root: Path = ROOT) -> str:
             from .real import readme_block as real_block
 
             blocks[block] = real_block([(json.loads(p.read_text()), _rel(p, root)) for p in files])
+    fit = drafter_fit_file(root)
+    if fit is not None:
+        from .drafter_fit import readme_block as fit_block
+
+        blocks["drafter-fit"] = fit_block(json.loads(fit.read_text()), _rel(fit, root))
     fresh = fresh_file(root)
     if fresh is not None:
         from .fresh import readme_block as fresh_block

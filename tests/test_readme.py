@@ -11,7 +11,7 @@ from bench.report import block_markers, replace_block
 
 ROOT = Path(__file__).resolve().parents[1]
 BLOCKS = ["bench-setup", "bench-table", "bench-figures", "mtp-head", "models-table", "blas-speed", "rollback-table",
-          "sharded-table"]
+          "sharded-table", "drafter-fit"]
 
 
 def test_readme_blocks_equal_their_rendering():
