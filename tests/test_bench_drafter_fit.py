@@ -39,11 +39,28 @@ def test_render_and_readme_block_show_each_drafter_on_both_sets():
     scored = {f"acc_{i}": 0.5 - i / 10 for i in range(1, 5)} | {"valid_loss": 3.25}
     header = {"corpus": "runs/c", "rows": 4, "seq_len": 256, "date": "2026-12-07", "machine": "m", "cpu": "c",
               "commit": "abc", "command": "python -m bench.drafter_fit"}
-    result = {"header": header, "drafters": [{"drafter": "EAGLE-3", "train": scored,
+    result = {"header": header, "drafters": [{"drafter": "EAGLE-3", "folder": "models/e", "train": scored,
                                               "valid": {**scored, "acc_1": 0.125}}]}
     text = drafter_fit.render(result)
-    assert "| EAGLE-3 | trained on | 40.0% | 30.0% | 20.0% | 10.0% | 3.250 |" in text
-    assert "| EAGLE-3 | never seen | 12.5% | 30.0% | 20.0% | 10.0% | 3.250 |" in text
+    assert "| EAGLE-3 | `models/e` | trained on | 40.0% | 30.0% | 20.0% | 10.0% | 3.250 |" in text
+    assert "| EAGLE-3 | `models/e` | never seen | 12.5% | 30.0% | 20.0% | 10.0% | 3.250 |" in text
     block = drafter_fit.readme_block(result, "bench/results/x-drafter-fit.json")
     assert block.startswith("Teacher-forced") and "[`bench/results/x-drafter-fit.json`]" in block
-    assert "| EAGLE-3 | never seen | 12.5% |" in block
+    assert "| EAGLE-3 | `models/e` | never seen | 12.5% |" in block
+
+
+def test_a_folder_that_is_no_drafter_is_refused_in_one_line(tmp_path, capsys):
+    _corpus(tmp_path / "c", train=4, valid=4)
+    (tmp_path / "t").mkdir()
+    (tmp_path / "d").mkdir()
+    with pytest.raises(SystemExit):
+        drafter_fit.main(["--target", str(tmp_path / "t"), "--drafters", str(tmp_path / "d"),
+                          "--corpus", str(tmp_path / "c"), "--out", str(tmp_path / "out")])
+    err = capsys.readouterr().err.strip().splitlines()[-1]
+    assert err.endswith(f"{tmp_path / 'd'} is neither an EAGLE-3 nor a block drafter folder")
+    with pytest.raises(SystemExit):
+        drafter_fit.main(["--target", str(tmp_path / "t"), "--drafters", str(tmp_path / "nowhere"),
+                          "--corpus", str(tmp_path / "c")])
+    assert capsys.readouterr().err.strip().splitlines()[-1].endswith(f"not found: {tmp_path / 'nowhere'} "
+                                                                    "(make real-models, make chat-corpus-smollm2)")
+    assert not (tmp_path / "out").exists()
