@@ -30,7 +30,7 @@ ROOT = Path(__file__).resolve().parents[1]
 TARGET = ROOT / "models" / "real" / "smollm2-135m-instruct"
 DRAFTERS = (ROOT / "models" / "smollm2-135m-eagle3", ROOT / "models" / "smollm2-135m-dflash")
 KINDS = {"eagle3": "EAGLE-3", "dflash": "block (DFlash)"}
-SEQ_LEN = 256  # the shipped drafters' --seq-len
+SEQ_LEN = 256  # rows cut at this many tokens (the shipped drafters' --seq-len)
 EAGLE_STEPS = 4  # the EAGLE-3 drafter's --ttt-steps
 
 
@@ -61,6 +61,7 @@ def score(target, kind: str, folder: Path, rows: np.ndarray) -> dict:
     import mlx.core as mx
 
     from mlx_specdec.features import tap
+    from mlx_specdec.model_info import model_vocab_size
     from mlx_specdec.training.eagle3 import target_pass
 
     if kind == "eagle3":
@@ -75,7 +76,9 @@ def score(target, kind: str, folder: Path, rows: np.ndarray) -> dict:
 
     model = load_dflash(folder, target)
     layers = tap(target, model.config.target_layers)
-    vocab = model.draft_to_target
+    vocab = model.draft_to_target  # None: the target's own head (z-lab's layout), the whole vocabulary
+    if vocab is None:
+        vocab = mx.arange(model_vocab_size(target))
     return evaluate(model, rows, lambda part: target_pass(target, layers, mx.array(part[:, 0]), vocab), 8)
 
 
