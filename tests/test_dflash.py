@@ -268,6 +268,9 @@ def test_training_and_generation_from_the_command_line(tmp_path, capsys, monkeyp
     assert config["model_type"] == "dflash" and config["architecture"]["block_size"] == 4
     card = (out / "README.md").read_text()
     assert "Trained with:" in card and "- steps: 3" in card
+    trained = config["card"]["train_acceptance"]  # the final validation's seeded draw of training rows
+    assert list(trained) == list(config["card"]["acceptance"]) == ["acc_1", "acc_2", "acc_3"]
+    assert "| agrees, training answers | " + " | ".join(f"{v:.1%}" for v in trained.values()) + " |" in card
     prompt = PROMPTS[1]
     assert generate_main(["--model", base, "--draft-model", str(out), "--prompt", prompt, "--max-tokens", "20",
                           "-k", "3", "--json", "--compare"]) == 0

@@ -226,6 +226,12 @@ def test_corpus_and_training_from_the_command_line(smollm2, tmp_path, monkeypatc
     config = json.loads((out / "config.json").read_text())
     assert config["model_type"] == "eagle3" and config["architecture"]["target_layers"] == [1, 14, 26]
     assert "Trained with:" in (out / "README.md").read_text()
+    # the final validation also scores as many training rows (a seeded draw), and the card shows both rows
+    trained = config["card"]["train_acceptance"]
+    assert list(trained) == list(config["card"]["acceptance"]) == ["acc_1", "acc_2"]
+    assert all(0.0 <= v <= 1.0 for v in trained.values())
+    assert "| accepted, training answers | " + " | ".join(f"{v:.1%}" for v in trained.values()) + " |" in (
+        out / "README.md").read_text()
     ids = list(tok.apply_chat_template([{"role": "user", "content": TEXT}], add_generation_prompt=True))
     drafter = load_eagle3(out, target)
     mine, _ = speculative_generate(target, Eagle3Drafter(drafter), ids, 12, k=3)

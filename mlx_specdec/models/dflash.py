@@ -43,7 +43,7 @@ from mlx_lm.models.cache import KVCache
 from mlx_lm.models.rope_utils import initialize_rope
 
 from ..errors import SpecDecError
-from .eagle3 import MLP, lineage_text
+from .eagle3 import MLP, trained_on_rows, lineage_text
 from .folders import atomic_folder, float16_weights, folder_model_type
 
 DFLASH_TYPE = "dflash"
@@ -323,6 +323,7 @@ def render_card(config: dict, card: dict) -> str:
                   "| slot | " + " | ".join(k.split("_")[1] for k in card["acceptance"]) + " |",
                   "|---|" + "---:|" * len(card["acceptance"]),
                   "| agrees | " + " | ".join(f"{v:.1%}" for v in card["acceptance"].values()) + " |"]
+        lines += trained_on_rows(card, "agrees")
         if "tokens_per_pass" in card:
             lines += ["", f"Tokens per target pass, teacher-forced: {card['tokens_per_pass']:.2f}"]
     if "command" in card:

@@ -257,6 +257,19 @@ def save_eagle3(model: Eagle3Model, out, *, target_name: str, target: dict, card
     return atomic_folder(Path(out), fill, overwrite=overwrite)
 
 
+def trained_on_rows(card: dict, label: str) -> list[str]:
+    """The card's acceptance row on training answers (the trainer's seeded draw, as many as validate), under the
+    validation's row and beside a line on reading the two: a gap is what more answers can close; none, what more
+    steps can (bench.drafter_fit measures the same for any drafter)."""
+    trained = card.get("train_acceptance")
+    if not trained:
+        return []
+    return [f"| {label}, training answers | " + " | ".join(f"{v:.1%}" for v in trained.values()) + " |", "",
+            "The second row is the same on as many answers drawn from its training conversations: where it is far "
+            "above the first the drafter has learned its answers more than its target, and more answers, not more "
+            "steps, would raise the first."]
+
+
 def lineage_text(init: dict) -> str:
     """A drafter a run started from (--init), and what had trained it."""
     done = [f"{init['steps']:,} steps" if "steps" in init else None,
@@ -294,6 +307,7 @@ def render_card(config: dict, card: dict) -> str:
                   "| depth | " + " | ".join(k.split("_")[1] for k in card["acceptance"]) + " |",
                   "|---|" + "---:|" * len(card["acceptance"]),
                   "| accepted | " + " | ".join(f"{v:.1%}" for v in card["acceptance"].values()) + " |"]
+        lines += trained_on_rows(card, "accepted")
     if "command" in card:
         lines += ["", "Trained with:", "", "```", card["command"], "```"]
     return "\n".join(lines) + "\n"

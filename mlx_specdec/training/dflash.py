@@ -242,10 +242,10 @@ class DFlashTask(FeatureTask):
     model_class = DFlashModel
 
     def __init__(self, cfg: DFlashTrainConfig, target, draft_config: DFlashConfig, vocab: np.ndarray,
-                 valid_rows: np.ndarray, start=None, identity: dict | None = None):
+                 valid_rows: np.ndarray, start=None, identity: dict | None = None, fit_rows: np.ndarray | None = None):
         self.rng = np.random.default_rng(cfg.seed)  # anchors, drawn afresh each step
         super().__init__(cfg, target, draft_config, vocab, valid_rows, draft_config.block_size - 1,
-                         valid_columns=("tokens_per_pass",), start=start, identity=identity)
+                         valid_columns=("tokens_per_pass",), start=start, identity=identity, fit_rows=fit_rows)
 
     def bind(self, module) -> None:
         module.bind(token_embedding(self.target))
@@ -258,8 +258,8 @@ class DFlashTask(FeatureTask):
         anchors, weight = draw_anchors(rows, self.cfg.anchors, self.rng)
         return (mx.array(rows), mx.array(anchors), mx.array(weight), *self.target_rows(rows))
 
-    def evaluate(self, final: bool = False) -> dict:
-        return evaluate(self.module, self.valid_rows, self.target_rows, self.cfg.batch_size)
+    def score(self, rows: np.ndarray) -> dict:
+        return evaluate(self.module, rows, self.target_rows, self.cfg.batch_size)
 
     def info(self, train: dict, valid: dict) -> str:
         text = f"loss {train['train_loss']:.3f}"
@@ -284,7 +284,7 @@ def train(cfg: DFlashTrainConfig, target=None, tokenizer=None, invocation: str |
     kept = run.meta.get("architecture") if run.meta is not None else None
     draft_config = (DFlashConfig.from_dict(kept) if isinstance(kept, dict) else run.start.config
                     if run.start is not None else draft_config_for(run.target, cfg, model_vocab_size(run.target)))
-    task = DFlashTask(cfg, run.target, draft_config, run.vocab, run.valid_rows, run.start, run.identity)
+    task = DFlashTask(cfg, run.target, draft_config, run.vocab, run.valid_rows, run.start, run.identity, run.fit_rows)
     run.say(f"block drafter for {cfg.base}: {draft_config.num_hidden_layers} layers, blocks of "
             f"{draft_config.block_size}, target layers "
             f"{list(draft_config.target_layers)}, draft vocabulary {len(run.vocab):,} ({run.coverage:.1%} of answer "

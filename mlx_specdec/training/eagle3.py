@@ -29,7 +29,6 @@ were accepted.
 from __future__ import annotations
 
 import hashlib
-import json
 import math
 import os
 from dataclasses import asdict, dataclass
@@ -47,9 +46,9 @@ from . import loop
 from .chat_corpus import corpora_target, corpus_folders, read_corpora, token_counts
 from .distill import target_identity
 from .rows import RowCache, RowStore
+from .stages import CURVES, InitialDrafter, initial_drafter
 
 PROG = "mlx-specdec eagle train"
-CURVES = "curves.csv"
 HEAD_INITS = ("target", "random")
 
 
@@ -328,8 +327,12 @@ class FeatureTask(loop.Task):
 
     def __init__(self, cfg, target, draft_config, vocab: np.ndarray, valid_rows: np.ndarray, n_terms: int,
                  valid_columns: tuple[str, ...] = (), start: InitialDrafter | None = None,
-                 identity: dict | None = None):
+                 identity: dict | None = None, fit_rows: np.ndarray | None = None):
         self.cfg, self.target, self.draft_config, self.valid_rows = cfg, target, draft_config, valid_rows
+        # Training rows the final validation also scores (FeatureRun.fit_rows): acceptance on answers the drafter
+        # learned from, beside the validation's on answers it never saw.
+        self.fit_rows = fit_rows
+        self.final_validations = 1 if fit_rows is None or not len(fit_rows) else 2
         self.start = start
         self.vocab = mx.array(vocab)
         self.layers = draft_config.target_layers
@@ -348,6 +351,17 @@ class FeatureTask(loop.Task):
     def bind(self, module) -> None:
         """Hand the module the target's parts it borrows (its embedding; a block drafter's head)."""
         raise NotImplementedError
+
+    def score(self, rows: np.ndarray) -> dict:
+        """The validation's figures on `rows`: per-term losses and acceptance (acc_1..acc_n)."""
+        raise NotImplementedError
+
+    def evaluate(self, final: bool = False) -> dict:
+        out = self.score(self.valid_rows)
+        if final and self.final_validations > 1:
+            fit = self.score(self.fit_rows)
+            out.update({f"train_acc_{j + 1}": fit[f"acc_{j + 1}"] for j in range(self.n_terms)})
+        return out
 
     def reset(self) -> None:
         mx.random.seed(self.cfg.seed)
@@ -394,8 +408,10 @@ class Eagle3Task(FeatureTask):
     model_class = Eagle3Model
 
     def __init__(self, cfg: Eagle3TrainConfig, target, draft_config: Eagle3Config, vocab: np.ndarray,
-                 valid_rows: np.ndarray, start: InitialDrafter | None = None, identity: dict | None = None):
-        super().__init__(cfg, target, draft_config, vocab, valid_rows, cfg.ttt_steps, start=start, identity=identity)
+                 valid_rows: np.ndarray, start: InitialDrafter | None = None, identity: dict | None = None,
+                 fit_rows: np.ndarray | None = None):
+        super().__init__(cfg, target, draft_config, vocab, valid_rows, cfg.ttt_steps, start=start, identity=identity,
+                         fit_rows=fit_rows)
 
     def bind(self, module) -> None:
         module.bind_embedding(token_embedding(self.target))
@@ -408,8 +424,8 @@ class Eagle3Task(FeatureTask):
     def batch(self, rows: np.ndarray):
         return mx.array(rows) if self.cache is None else (mx.array(rows), *self.cache(rows))
 
-    def evaluate(self, final: bool = False) -> dict:
-        return evaluate(self.module, self.target, self.layers, self.vocab, self.valid_rows, self.cfg.ttt_steps,
+    def score(self, rows: np.ndarray) -> dict:
+        return evaluate(self.module, self.target, self.layers, self.vocab, rows, self.cfg.ttt_steps,
                         self.cfg.batch_size, self.cache)
 
     def info(self, train: dict, valid: dict) -> str:
@@ -422,64 +438,6 @@ def draft_config_for(target, cfg: Eagle3TrainConfig, vocab_size: int) -> Eagle3C
         **{**g, "intermediate_size": cfg.intermediate_size or g["intermediate_size"]},
         vocab_size=vocab_size, draft_vocab_size=min(cfg.draft_vocab, vocab_size),
         target_layers=cfg.layers(len(target.layers)), target_hidden_size=g["hidden_size"])
-
-
-@dataclass
-class InitialDrafter:
-    """--init: a trained drafter a run starts from (a second stage on more data), not from the target's head."""
-
-    folder: str
-    config: object  # its architecture (an Eagle3Config, a DFlashConfig)
-    weights: list  # (name, float32 array) pairs, the draft vocabulary map included
-    vocab: np.ndarray  # the draft vocabulary, as target ids
-    lineage: dict  # what trained it: steps, tokens seen, wall time (from its card or curves)
-
-
-def _drafter_kinds() -> dict:
-    """--init's readers per trainer: (what the folder must be, is it one, load it bound to a target)."""
-    from ..models.dflash_store import is_dflash_folder, load_dflash
-    from ..models.eagle3_store import is_eagle3_folder, load_eagle3
-
-    return {"eagle3": ("an EAGLE-3 drafter folder", is_eagle3_folder, load_eagle3),
-            "dflash": ("a block drafter folder", is_dflash_folder, load_dflash)}
-
-
-def initial_drafter(folder: str | None, target, identity: dict, kind: str = "eagle3") -> InitialDrafter | None:
-    """The drafter folder --init names, read whole before anything is written (--out may be the same folder)."""
-    if not folder:
-        return None
-    from mlx.utils import tree_flatten
-
-    what, is_kind, load_kind = _drafter_kinds()[kind]
-    path = Path(folder)
-    if not is_kind(path):
-        raise SpecDecError(f"--init {folder!r} is not {what}")
-    config = json.loads((path / "config.json").read_text()) if (path / "config.json").is_file() else {}
-    if isinstance(config.get("target_identity"), dict) and config["target_identity"] != identity:
-        raise IncompatibleModelsError(f"--init {folder!r} was trained for another target than --base")
-    model = load_kind(path, target)
-    if model.draft_to_target is None:
-        raise SpecDecError(f"--init {folder!r} reads through the target's head; training needs a drafter with a "
-                           "draft vocabulary and a head of its own")
-    weights = [(k, v if v.dtype == mx.int32 else v.astype(mx.float32)) for k, v in tree_flatten(model.parameters())]
-    vocab = np.asarray(model.draft_to_target, np.int32)
-    return InitialDrafter(str(folder), model.config, weights, vocab, _lineage(path, config))
-
-
-def _lineage(path: Path, config: dict) -> dict:
-    """What trained a drafter folder: its card's figures where its config keeps them, else its curves' last row."""
-    card = config.get("card")
-    if isinstance(card, dict):
-        return {k: card[k] for k in ("steps", "tokens_seen", "wall_time_s", "corpus", "init") if k in card}
-    try:
-        import csv
-
-        with open(path / CURVES, newline="") as f:
-            last = list(csv.DictReader(f))[-1]
-        return {"steps": int(float(last["step"])), "tokens_seen": int(float(last["tokens"])),
-                "wall_time_s": float(last["elapsed_s"])}
-    except (OSError, IndexError, KeyError, ValueError):
-        return {}
 
 
 @dataclass
@@ -498,6 +456,7 @@ class FeatureRun:
     vocab: np.ndarray
     coverage: float
     start: "InitialDrafter | None" = None  # --init: the drafter this run starts from
+    fit_rows: np.ndarray | None = None  # as many training rows as validate, a seeded draw (FeatureTask.fit_rows)
 
     def run(self, task, cfg, invocation: str) -> dict:
         summary = loop.run(task, cfg, run_dir=self.run_dir, train_rows=self.train_rows, meta=self.meta, say=self.say,
@@ -521,6 +480,9 @@ class FeatureRun:
                     tokens_seen=summary["tokens_seen"], wall_time_s=summary["wall_time_s"], machine=loop.machine(),
                     command=summary["invocation"], coverage=self.coverage,
                     acceptance={k: round(float(summary[k]), 4) for k in summary if k.startswith("acc_")})
+        trained = {k[len("train_"):]: round(float(summary[k]), 4) for k in summary if k.startswith("train_acc_")}
+        if trained:
+            card["train_acceptance"] = trained
         if self.start is not None:
             card["init"] = {"folder": self.start.folder, **self.start.lineage}
         return card
@@ -562,7 +524,10 @@ def open_feature_run(cfg, target, tokenizer, layers_of, kind: str = "eagle3") ->
         raise SpecDecError(f"the corpus has {len(train_rows)} conversations; need at least --batch-size {cfg.batch_size}")
     covered = token_counts(train_records, vocab_size)
     coverage = float(covered[vocab].sum() / max(covered.sum(), 1))
-    return FeatureRun(target, tokenizer, identity, meta, run_dir, say, train_rows, valid_rows, vocab, coverage, start)
+    n_fit = min(len(valid_rows), len(train_rows))
+    drawn = np.random.default_rng(cfg.seed).choice(len(train_rows), n_fit, replace=False)
+    return FeatureRun(target, tokenizer, identity, meta, run_dir, say, train_rows, valid_rows, vocab, coverage, start,
+                      train_rows[np.sort(drawn)])
 
 
 def train(cfg: Eagle3TrainConfig, target=None, tokenizer=None, invocation: str | None = None) -> dict:
@@ -575,7 +540,7 @@ def train(cfg: Eagle3TrainConfig, target=None, tokenizer=None, invocation: str |
     kept = run.meta.get("architecture") if run.meta is not None else None
     draft_config = (Eagle3Config.from_dict(kept) if isinstance(kept, dict) else run.start.config
                     if run.start is not None else draft_config_for(run.target, cfg, vocab_size))
-    task = Eagle3Task(cfg, run.target, draft_config, run.vocab, run.valid_rows, run.start, run.identity)
+    task = Eagle3Task(cfg, run.target, draft_config, run.vocab, run.valid_rows, run.start, run.identity, run.fit_rows)
     run.say(f"EAGLE-3 drafter for {cfg.base}: target layers {list(draft_config.target_layers)}, draft vocabulary "
             f"{len(run.vocab):,} ({run.coverage:.1%} of answer tokens), {len(run.train_rows):,} conversations of "
             f"<= {cfg.seq_len} tokens, {cfg.ttt_steps} TTT steps")
@@ -587,6 +552,3 @@ def train(cfg: Eagle3TrainConfig, target=None, tokenizer=None, invocation: str |
     summary["drafter"] = task.module
     return summary
 
-
-def corpus_summary(folder) -> dict:
-    return json.loads((Path(folder) / "corpus.json").read_text())

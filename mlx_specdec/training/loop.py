@@ -342,7 +342,8 @@ def calibrate_steps(task: Task, cfg: RunConfig, rows: np.ndarray, budget_s: floa
     per_step += task.recurring_s(rows)
     task.reset()
     per_step += eval_s / cfg.eval_every + 0.3 * per_step / cfg.ckpt_every
-    reserve = min(20.0, 0.05 * budget_s) + eval_s  # final validation and saving
+    # the final validation (twice over where it also scores training rows: FeatureTask.fit_rows) and saving
+    reserve = min(20.0, 0.05 * budget_s) + eval_s * getattr(task, "final_validations", 1)
     return steps_within(0.97 * budget_s - reserve, per_step, once, len(rows) / cfg.batch_size)
 
 
