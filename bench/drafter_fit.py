@@ -37,14 +37,13 @@ EAGLE_STEPS = 4  # the EAGLE-3 drafter's --ttt-steps
 def row_sets(corpus: str, n: int, seed: int = 0) -> dict:
     """{"train": n rows drawn from the train split, "valid": the first n of the validation split}."""
     from mlx_specdec.training.chat_corpus import read_corpus
-    from mlx_specdec.training.eagle3 import conversation_rows
+    from mlx_specdec.training.eagle3 import conversation_rows, seeded_draw
 
     train, valid = read_corpus(corpus, "train"), read_corpus(corpus, "valid")
     if len(train) < n or len(valid) < n:
         raise SystemExit(f"bench.drafter_fit: {corpus} has {len(train)} train and {len(valid)} valid answers; "
                          f"--rows {n} needs {n} of each")
-    pick = np.random.default_rng(seed).choice(len(train), n, replace=False)
-    return {"train": conversation_rows([train[i] for i in sorted(pick)], SEQ_LEN),
+    return {"train": conversation_rows([train[i] for i in seeded_draw(len(train), n, seed)], SEQ_LEN),
             "valid": conversation_rows(valid[:n], SEQ_LEN)}
 
 

@@ -524,10 +524,14 @@ def open_feature_run(cfg, target, tokenizer, layers_of, kind: str = "eagle3") ->
         raise SpecDecError(f"the corpus has {len(train_rows)} conversations; need at least --batch-size {cfg.batch_size}")
     covered = token_counts(train_records, vocab_size)
     coverage = float(covered[vocab].sum() / max(covered.sum(), 1))
-    n_fit = min(len(valid_rows), len(train_rows))
-    drawn = np.random.default_rng(cfg.seed).choice(len(train_rows), n_fit, replace=False)
     return FeatureRun(target, tokenizer, identity, meta, run_dir, say, train_rows, valid_rows, vocab, coverage, start,
-                      train_rows[np.sort(drawn)])
+                      train_rows[seeded_draw(len(train_rows), min(len(valid_rows), len(train_rows)), cfg.seed)])
+
+
+def seeded_draw(total: int, n: int, seed: int) -> np.ndarray:
+    """n distinct indices of 0..total-1, in order, drawn with `seed`: the training rows a final validation (or
+    bench.drafter_fit) scores beside the validation's."""
+    return np.sort(np.random.default_rng(seed).choice(total, n, replace=False))
 
 
 def train(cfg: Eagle3TrainConfig, target=None, tokenizer=None, invocation: str | None = None) -> dict:
