@@ -14,7 +14,8 @@ at t then accepts min(runs[t], k) and the next round starts after them and the t
 the loop would (`tests/test_bench_auto_replay.py` checks the counts against the loop's own).
 
 What rounds cost is measured once per pair on this machine, in the loop itself: a plain step (pipelined
-`plain_stream`), the seconds of a verification round at k = 1, 4 and 16 as a line a + b k, the target's prefill
+`plain_stream`), a round of exactly k drafts at each k of the ladder (interpolated between them; files
+from before that hold a line a + b k through k = 1, 4 and 16, and price every round on it), the target's prefill
 of the prompt (what a model drafter's deferred start is priced at, `price_entry`), a model drafter's catch-up
 over n tokens as a line, and a new block length's trace, taken as one plain step (measured 5-7 ms against
 4.4 for the 5M, 40-55 ms against 61 for SmolLM2). Each text is then replayed under `AdaptiveK` as a fresh
@@ -46,6 +47,7 @@ from mlx_specdec.adaptive import AdaptiveK
 from mlx_specdec.schedules import FixedK
 from mlx_specdec.api import eos_ids
 from mlx_specdec.data.prompts import load_prompts, prompt_set_file
+from mlx_specdec.drafters import PromptLookupDrafter
 from mlx_specdec.errors import SpecDecError
 from mlx_specdec.generate import plain_stream, speculative_stream
 from mlx_specdec.loading import load
@@ -59,6 +61,7 @@ from .systems import synchronised
 ROOT = Path(__file__).resolve().parents[1]
 K_MAX = 16
 FIXED = (1, 2, 4, 8, 16)  # AdaptiveK's ladder
+SETTLE = 4  # a generation's first intervals (prefill, a drafter's start, first traces) are no round's cost
 BUFFER_TOKENS = 32  # a compiled step's buffers grow every 32 tokens, and each size traces once per block length
 
 
@@ -98,30 +101,55 @@ class Costs:
     catch_a: float  # a model drafter's catch-up over n tokens: catch_a + catch_b * n (0 without a model)
     catch_b: float
     ratio: float | None  # what the loop tells the schedule before any round (step_cost_ratio)
+    # A round's seconds measured at each k of the ladder ({"1": s, "2": s, ...}), interpolated between them;
+    # None in files from before it was measured: the line round_a + round_b * k then prices every round.
+    rounds: dict | None = None
 
     def round(self, k: int) -> float:
-        return self.plain if k == 0 else self.round_a + self.round_b * k
+        if k == 0:
+            return self.plain
+        if not self.rounds:
+            return self.round_a + self.round_b * k
+        points = sorted((int(n), s) for n, s in self.rounds.items())
+        if k <= points[0][0]:
+            return points[0][1]
+        for (k0, s0), (k1, s1) in zip(points, points[1:]):
+            if k <= k1:
+                return s0 + (s1 - s0) * (k - k0) / (k1 - k0)
+        (k0, s0), (k1, s1) = points[-2:]
+        return s1 + (s1 - s0) * (k - k1) / (k1 - k0)
 
 
-def measure_costs(target, drafter, prompt: list[int], short: int = 24, long: int = 72, repeats: int = 3) -> Costs:
-    """A pair's costs on this machine, in the loop itself (end-of-sequence ignored), as differences between a
-    long and a short generation, which leaves out what a generation pays once (prefills, a drafter's start,
-    the first traces), each the median of `repeats` after a warm-up."""
+def measure_costs(target, drafter, prompt: list[int], long: int = 72, repeats: int = 3) -> Costs:
+    """A pair's costs on this machine, in the loop itself (end-of-sequence ignored): a plain step and a round
+    at every k of the ladder are the median interval between the tokens (rounds) a stream yields, over
+    `repeats` generations of `long` tokens less their first SETTLE (what a generation pays once: prefills,
+    a drafter's start, the first traces), after one more as a warm-up. Every round drafts exactly its k
+    (prompt lookup's rounds as `exactly_k` makes them); a round between two ks of the ladder is priced by
+    interpolation (`Costs.round`). Both matter on a real target, whose verification grows concavely with k
+    (SmolLM2: `rounds` in bench/results), so that a line through k = 1 and 16 priced the ks between too low;
+    and prompt lookup timed as it drafts (rounds that found nothing are plain steps, others draft fewer than
+    k) made SmolLM2's line 52.6 + 1.56 k ms where a round of k = 4 costs 75-98 (a plain step 46-53). The
+    line a + b k through k = 1 and 16 is kept for what reads it (the file's older readers)."""
     def median(fn):
         fn()
         return statistics.median(synchronised(fn)[1] for _ in range(repeats))
 
-    plain = (median(lambda: list(plain_stream(target, prompt, long)))
-             - median(lambda: list(plain_stream(target, prompt, short)))) / (long - short)
-    per_round = {}
-    for k in (1, 4, 16):
-        passes = {}
+    def interval(make_stream):
+        gaps = []
+        for run in range(repeats + 1):  # the first a warm-up
+            last, seen = None, []
+            for _ in make_stream():
+                now = time.perf_counter()
+                if last is not None:
+                    seen.append(now - last)
+                last = now
+            gaps += seen[SETTLE:] if run else []
+        return statistics.median(gaps)
 
-        def spec(n):
-            passes[n] = sum(1 for _ in speculative_stream(target, make(drafter), prompt, n, k=k))  # a pass a round
-
-        seconds = median(lambda: spec(long)) - median(lambda: spec(short))
-        per_round[k] = seconds / max(1, passes[long] - passes[short])
+    plain = interval(lambda: plain_stream(target, prompt, long))
+    per_round = {k: interval(lambda k=k: speculative_stream(target, exactly_k(drafter), prompt, long, k=k))
+                 for k in FIXED}
     b = max(0.0, (per_round[16] - per_round[1]) / 15)
     a = per_round[1] - b
     model = hasattr(drafter, "parameters")
@@ -142,7 +170,25 @@ def measure_costs(target, drafter, prompt: list[int], short: int = 24, long: int
         catch_b = max(0.0, (feed[8] - feed[1]) / 7)
         catch_a = feed[1] - catch_b
     return Costs(plain, a, b, trace=plain, entry=entry, catch_a=catch_a, catch_b=catch_b,
-                 ratio=None if model else 0.0)
+                 ratio=None if model else 0.0, rounds={str(k): s for k, s in per_round.items()})
+
+
+class _KLookups(PromptLookupDrafter):
+    """Prompt lookup that looks up as ever and drafts k times token 0 whatever it finds (timing only): every
+    round verifies k drafts, and nearly every round emits one token."""
+
+    def lookup(self, k: int) -> list[int]:
+        super().lookup(k)
+        return [0] * k
+
+
+def exactly_k(drafter):
+    """A drafter of the loop's kind for `drafter` that drafts exactly k every round: a model as it is; prompt
+    lookup as `_KLookups` (its n-gram settings kept). What a round of k costs, not what it finds."""
+    made = make(drafter)
+    if isinstance(made, PromptLookupDrafter):
+        return _KLookups(made.max_ngram, made.min_ngram, made.vocab_size, made.resync_ngram)
+    return made
 
 
 def make(drafter):
@@ -297,8 +343,6 @@ def prompt_set(tok, set_name: str, n: int) -> list[dict]:
 
 def _drafter(name: str, models: Path):
     if name == "prompt-lookup":
-        from mlx_specdec.drafters import PromptLookupDrafter
-
         return lambda: PromptLookupDrafter(min_ngram=1, max_ngram=3)
     path = Path(name) if Path(name).exists() else models / name
     model, _ = load(str(path))
@@ -322,7 +366,8 @@ def main(argv=None) -> int:
                         "plain_steps.Shadow): a before/after on the same texts and costs")
     p.add_argument("--costs-from", type=Path,
                    help="price rounds with the costs an earlier results file measured for the same drafter (and set, "
-                        "where it has it) instead of measuring them now: new texts under a quiet machine's costs")
+                        "where it has it) instead of measuring them now: new texts under a quiet machine's costs "
+                        "(with --from: the recorded texts under those costs)")
     p.add_argument("--from", dest="source", type=Path,
                    help="replay the texts and costs a results file recorded, under the rule as it is now (no models "
                         "run: a change to the rule against the same inputs)")
@@ -388,8 +433,15 @@ def rereplay(args, argv) -> int:
     except (OSError, ValueError, KeyError) as e:
         print(f"bench.auto_replay: {args.source} is not a bench.auto_replay results file ({e})", file=sys.stderr)
         return 2
+    if args.costs_from:
+        header["costs_from"] = str(args.costs_from)
     for pair in pairs:
-        costs = Costs(**pair["costs"])
+        try:
+            costs = recorded_costs(args.costs_from, pair["drafter"], pair["set"]) if args.costs_from else Costs(**pair["costs"])
+        except SpecDecError as e:
+            print(f"bench.auto_replay: {e}", file=sys.stderr)
+            return 2
+        pair["costs"] = asdict(costs)
         look_ahead = pair.get("look_ahead", pair["drafter"] == "prompt-lookup")  # (files before the field)
         free = pair.get("drafts_for_free", pair["drafter"] == "prompt-lookup")  # (files before the field)
         pair["scored"] = scored = free and not args.unscored
@@ -417,6 +469,15 @@ def summary_line(pair: dict) -> str:
             f"({s['of_best']['auto, calibrated']:.2f})")
 
 
+def round_costs(costs: dict) -> str:
+    """A round's measured cost, as the file holds it: at each k of the ladder, or as the line of older files."""
+    if costs.get("rounds"):
+        table = sorted((int(k), s) for k, s in costs["rounds"].items())
+        return (f"a round at k = {' / '.join(str(k) for k, _ in table)}: "
+                f"{' / '.join(f'{1e3 * s:.1f}' for _, s in table)}")
+    return f"round {1e3 * costs['round_a']:.1f} + {1e3 * costs['round_b']:.2f} k"
+
+
 def render(result: dict) -> str:
     h = result["header"]
     lines = [f"# k=auto replayed on {h['target']}'s greedy texts ({h['date']}, {where(h)}, git {h['commit']})", "",
@@ -439,8 +500,8 @@ def render(result: dict) -> str:
                              "calibrated / best k", *(f"k={k}" for k in FIXED)], rows, right=10)
     measured = f"Costs measured (ms) by `{h['costs_from']}`'s run: " if h.get("costs_from") else "Costs measured (ms): "
     lines += ["", measured + "; ".join(
-        f"{p['drafter']} ({p['set']}): plain {1e3 * p['costs']['plain']:.1f}, round "
-        f"{1e3 * p['costs']['round_a']:.1f} + {1e3 * p['costs']['round_b']:.2f} k" for p in result["pairs"]), ""]
+        f"{p['drafter']} ({p['set']}): plain {1e3 * p['costs']['plain']:.1f}, " + round_costs(p["costs"])
+        for p in result["pairs"]), ""]
     free = [p for p in result["pairs"] if p.get("drafts_for_free", p["drafter"] == "prompt-lookup")]
     if free:
         lines += [("Prompt lookup is scored during plain steps (`plain_steps.Shadow`)." if all(p.get("scored") for p in free)

@@ -131,3 +131,30 @@ def test_costs_from_an_earlier_results_file(tmp_path):
     (tmp_path / "bad.json").write_text("{")
     with pytest.raises(SpecDecError, match="not a bench.auto_replay results file"):
         replay.recorded_costs(tmp_path / "bad.json", "prompt-lookup", "stories")
+
+
+def test_costs_price_a_round_from_the_ladder_measured_and_older_files_by_their_line():
+    """A round between two measured ks is interpolated, past the last one extrapolated along the last segment;
+    k = 0 is a plain step; a file without the table prices every round on its line."""
+    table = replay.Costs(**{**COSTS.__dict__, "rounds": {"1": 0.060, "2": 0.080, "4": 0.090, "8": 0.100, "16": 0.120}})
+    assert table.round(0) == COSTS.plain
+    assert [table.round(k) for k in (1, 2, 4, 8, 16)] == [0.060, 0.080, 0.090, 0.100, 0.120]
+    assert table.round(3) == pytest.approx(0.085) and table.round(12) == pytest.approx(0.110)
+    assert table.round(20) == pytest.approx(0.130)
+    assert COSTS.round(5) == pytest.approx(COSTS.round_a + 5 * COSTS.round_b)
+
+
+def test_prompt_lookup_is_timed_drafting_exactly_k_every_round(pair):
+    """What measure_costs times: prompt lookup's rounds as exactly_k makes them draft k every round, where the
+    lookup itself would draft fewer or nothing (plain steps); a model drafter is timed as it is."""
+    target, drafter_model, tok = pair
+    prompt = tok.encode("Tom and his dog went to the park. Tom and his dog")
+    lookup = lambda: PromptLookupDrafter(min_ngram=1, max_ngram=3)  # noqa: E731
+    _, as_it_is = speculative_generate(target, replay.make(lookup), prompt, 30, k=3)
+    assert any(d < 3 for d in as_it_is.drafted_per_round)  # it finds nothing or less somewhere
+    timed = replay.exactly_k(lookup)
+    assert (timed.max_ngram, timed.min_ngram, timed.resync_ngram) == (3, 1, 3)
+    _, stats = speculative_generate(target, timed, prompt, 30, k=3)
+    # every round drafts its k (token 0, never the 5M's choice here: a round a token), capped only by the end
+    assert stats.accepted == 0 and stats.drafted_per_round == [min(3, 29 - i) for i in range(30)]
+    assert replay.exactly_k(drafter_model) is drafter_model
