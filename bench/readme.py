@@ -19,6 +19,7 @@ Each figure comes from a committed file, named next to it in the README:
 * ``drafters``: the newest ``bench/results/*-drafters-<target>.json`` of each target (``python -m bench.real --dflash``,
   EAGLE-3's rows beside when ``--eagle3`` is given too).
 * ``fresh-defaults``: the newest ``bench/results/*-fresh.json`` (``python -m bench.fresh``), when one is committed.
+* ``ceiling``: the newest ``bench/results/*-ceiling-*.json`` (``python -m bench.ceiling``), when one is committed.
 
 tests/test_readme.py checks that the committed README and card equal what this renders.
 """
@@ -49,7 +50,7 @@ def _link(path: Path, root: Path) -> str:
 
 # Focused bench modules name their files <date>-<machine>-<kind>[-...].json.
 FOCUSED = ("rollback", "adaptive", "ladder", "sharded", "real", "fresh", "eagle3", "drafters", "auto-replay",
-           "drafter-fit")
+           "drafter-fit", "ceiling")
 
 
 def _focused(name: str) -> bool:
@@ -380,6 +381,11 @@ def render(readme_text: str, root: Path = ROOT) -> str:
         from .drafter_fit import readme_block as fit_block
 
         blocks["drafter-fit"] = fit_block(json.loads(fit.read_text()), _rel(fit, root))
+    ceiling = sorted((root / "bench" / "results").glob("*-ceiling-*.json"))
+    if ceiling:
+        from .ceiling import readme_block as ceiling_block
+
+        blocks["ceiling"] = ceiling_block(json.loads(ceiling[-1].read_text()), _rel(ceiling[-1], root))
     fresh = fresh_file(root)
     if fresh is not None:
         from .fresh import readme_block as fresh_block

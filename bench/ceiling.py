@@ -1,0 +1,163 @@
+"""What a drafter could give on this machine at most: the speedup its acceptance buys, from measured costs.
+
+    python -m bench.ceiling                      # SmolLM2's newest committed costs and drafter step costs
+    python -m bench.ceiling --costs FILE --drafters FILE --out bench/results
+
+A round of k drafts emits at most k + 1 tokens and costs its verification (a target pass over k + 1 rows)
+plus the drafter's work; a plain step emits one. Measured in plain steps, a round of k costs
+R(k) = round(k) / plain + drafter(k), and a drafter averaging tau tokens a pass runs at tau / R(k) times
+plain decoding, whatever it is. This reads both inputs from committed results, never running a model:
+
+* what a round costs at each k of the ladder, and a plain step: `bench.auto_replay`'s measurement (rounds
+  drafting exactly k, the median interval between them, in the loop itself), interpolated between ks;
+* what a drafter's work costs against a target step: `bench.real --eagle3 --dflash`'s profiles (an EAGLE-3
+  drafter pays a step per draft; a block drafter one pass for its whole block; prompt lookup nothing).
+
+For each drafter and k it gives R(k), the most any drafter of that kind can reach (every draft accepted),
+what a given tokens-per-pass goal reaches, and how many tokens a pass a given speedup needs (more than
+k + 1: out of reach at that k). Writes ``<out>/<date>-<machine>-ceiling-<target>.{json,md}``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from .auto_replay import Costs
+from .report import markdown_table, where
+from .run import save_results
+
+ROOT = Path(__file__).resolve().parents[1]
+TARGET = "smollm2-135m-instruct"
+# The goals the open issues set for SmolLM2 on this machine: (drafter, k, tokens a pass asked, speedup asked).
+GOALS = (("EAGLE-3", 6, 3.5, 2.5), ("block (DFlash)", 7, 4.0, 3.0), ("block (DFlash)", 15, 4.0, 3.0),
+         ("prompt lookup", 8, None, 2.5))
+# The ks shown per drafter: k=auto's ladder; EAGLE-3's goal k; a block drafter's blocks of 2, 4, 8 and 16.
+KS = {"prompt lookup": (1, 2, 4, 8, 16), "EAGLE-3": (1, 2, 4, 6, 8, 16), "block (DFlash)": (1, 3, 7, 15)}
+
+
+def newest(pattern: str, root: Path = ROOT) -> Path | None:
+    found = sorted((root / "bench" / "results").glob(pattern))
+    return found[-1] if found else None
+
+
+def round_costs(path: Path) -> Costs:
+    """The first measured pair of a bench.auto_replay file that holds rounds at every k (not a line)."""
+    try:
+        pairs = json.loads(path.read_text())["pairs"]
+        costs = next((Costs(**p["costs"]) for p in pairs if p["costs"].get("rounds")), None)
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        raise SystemExit(f"bench.ceiling: {path} is not a bench.auto_replay results file ({e})") from None
+    if costs is None:
+        raise SystemExit(f"bench.ceiling: {path} measured no round at each k (an older file: rerun bench.auto_replay)")
+    return costs
+
+
+def drafter_fractions(path: Path) -> dict:
+    """{kind: fraction of a target step} from a bench.real drafters file: EAGLE-3 a step, a block drafter a pass."""
+    try:
+        sets = json.loads(path.read_text())["sets"]
+        profiles = [p for s in sets.values() for p in s.get("profiles", [])]
+    except (OSError, ValueError, KeyError, TypeError, AttributeError) as e:
+        raise SystemExit(f"bench.ceiling: {path} is not a bench.real drafters results file ({e})") from None
+    out = {}
+    for kind in ("eagle3", "dflash"):
+        found = sorted(p["drafter_step_fraction"] for p in profiles if p.get("kind") == kind)
+        if found:
+            out[kind] = found[len(found) // 2]  # the median over the prompt sets
+    return out
+
+
+def drafter_cost(kind: str, k: int, fractions: dict) -> float:
+    """A round's drafter work in target steps."""
+    if kind == "EAGLE-3":
+        return k * fractions["eagle3"]
+    if kind == "block (DFlash)":
+        return fractions["dflash"]
+    return 0.0
+
+
+def rows(costs: Costs, fractions: dict) -> list[dict]:
+    out = []
+    for kind in ("prompt lookup", "EAGLE-3", "block (DFlash)"):
+        if kind != "prompt lookup" and {"EAGLE-3": "eagle3", "block (DFlash)": "dflash"}[kind] not in fractions:
+            continue
+        for k in KS[kind]:
+            r = costs.round(k) / costs.plain + drafter_cost(kind, k, fractions)
+            row = {"drafter": kind, "k": k, "round_plain_steps": r, "most": (k + 1) / r}
+            for name, goal_k, tau, speedup in GOALS:
+                if name == kind and goal_k == k:
+                    row["goal"] = {"tokens_per_pass": tau, "speedup": speedup,
+                                   "speedup_at_goal_tokens": tau / r if tau else None,
+                                   "tokens_for_goal_speedup": speedup * r}
+            out.append(row)
+    return out
+
+
+def render(result: dict) -> str:
+    h = result["header"]
+    lines = [f"# What a drafter could give {h['target']} here ({h['date']}, {where(h)}, git {h['commit']})", "",
+             *readme_lines(result), ""]
+    return "\n".join(lines)
+
+
+def readme_lines(result: dict, source: str | None = None) -> list[str]:
+    h = result["header"]
+    origin = (f" From [`{source}`]({source}) (`{h['command']}`)." if source else f" Command: `{h['command']}`.")
+    lines = [f"A round of k drafts costs R(k) plain steps of {h['target']}: its verification as `bench.auto_replay` "
+             f"timed it (a plain step {1e3 * h['plain_s']:.1f} ms) plus the drafter's work as `bench.real` profiled it "
+             f"(EAGLE-3 {h['fractions'].get('eagle3', float('nan')):.3f} of a target step a draft, the block drafter "
+             f"{h['fractions'].get('dflash', float('nan')):.3f} a block), from `{h['costs']}` and `{h['drafters']}`. "
+             f"Any drafter averaging tau tokens a pass runs at tau / R(k) x plain; *most*: every draft accepted. "
+             f"The goals are the open issues' for this machine; a speedup that needs more than k + 1 tokens a pass "
+             f"is out of reach at that k.{origin}", ""]
+    table = []
+    for r in result["rows"]:
+        g = r.get("goal")
+        at_goal = f"{g['speedup_at_goal_tokens']:.2f}x at {g['tokens_per_pass']:g}" if g and g["tokens_per_pass"] else ""
+        need = ""
+        if g:
+            need = f"{g['tokens_for_goal_speedup']:.1f} for {g['speedup']:g}x" + (
+                " (out of reach)" if g["tokens_for_goal_speedup"] > r["k"] + 1 else "")
+        table.append([r["drafter"], r["k"], f"{r['round_plain_steps']:.2f}", f"{r['most']:.2f}x", at_goal, need])
+    return lines + markdown_table(["drafter", "k", "R(k), plain steps", "most", "goal's tokens a pass gives",
+                                   "tokens a pass needed"], table, right=4)
+
+
+def readme_block(result: dict, source: str) -> str:
+    return "\n".join(readme_lines(result, source))
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(prog="python -m bench.ceiling", description=__doc__.split("\n\n")[0])
+    p.add_argument("--costs", type=Path, help=f"a bench.auto_replay results file (default: the newest for {TARGET})")
+    p.add_argument("--drafters", type=Path, help=f"a bench.real drafters results file (default: the newest for {TARGET})")
+    p.add_argument("--out", type=Path, default=ROOT / "bench" / "results")
+    args = p.parse_args(argv)
+    costs_path = args.costs or newest(f"*-auto-replay-{TARGET}.json")
+    drafters_path = args.drafters or newest(f"*-drafters-{TARGET}.json")
+    for what, path in (("--costs", costs_path), ("--drafters", drafters_path)):
+        if path is None or not path.is_file():
+            print(f"bench.ceiling: {what}: no such results file ({path})", file=sys.stderr)
+            return 2
+    try:
+        costs, fractions = round_costs(costs_path), drafter_fractions(drafters_path)
+    except SystemExit as e:
+        print(e, file=sys.stderr)
+        return 2
+
+    def rel(path: Path) -> str:
+        path = path.resolve()
+        return path.relative_to(ROOT).as_posix() if path.is_relative_to(ROOT) else str(path)
+
+    header = {"target": TARGET, "costs": rel(costs_path), "drafters": rel(drafters_path), "plain_s": costs.plain,
+              "rounds_s": costs.rounds, "fractions": fractions}
+    print(save_results(args.out, f"ceiling-{TARGET}", header, {"rows": rows(costs, fractions)}, "bench.ceiling",
+                       argv, render))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
