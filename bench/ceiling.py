@@ -1,6 +1,7 @@
 """What a drafter could give on this machine at most: the speedup its acceptance buys, from measured costs.
 
     python -m bench.ceiling                      # SmolLM2's newest committed costs and drafter step costs
+    python -m bench.ceiling --target gemma-3-270m  # prompt lookup alone where no drafter was profiled
     python -m bench.ceiling --costs FILE --drafters FILE --out bench/results
 
 A round of k drafts emits at most k + 1 tokens and costs its verification (a target pass over k + 1 rows)
@@ -11,7 +12,8 @@ plain decoding, whatever it is. This reads both inputs from committed results, n
 * what a round costs at each k of the ladder, and a plain step: `bench.auto_replay`'s measurement (rounds
   drafting exactly k, the median interval between them, in the loop itself), interpolated between ks;
 * what a drafter's work costs against a target step: `bench.real --eagle3 --dflash`'s profiles (an EAGLE-3
-  drafter pays a step per draft; a block drafter one pass for its whole block; prompt lookup nothing).
+  drafter pays a step per draft; a block drafter one pass for its whole block; prompt lookup nothing); a
+  target with no such file gets prompt lookup's rows alone.
 
 For each drafter and k it gives R(k), the most any drafter of that kind can reach (every draft accepted),
 what a given tokens-per-pass goal reaches, and how many tokens a pass a given speedup needs (more than
@@ -31,9 +33,9 @@ from .run import save_results
 
 ROOT = Path(__file__).resolve().parents[1]
 TARGET = "smollm2-135m-instruct"
-# The goals the open issues set for SmolLM2 on this machine: (drafter, k, tokens a pass asked, speedup asked).
-GOALS = (("EAGLE-3", 6, 3.5, 2.5), ("block (DFlash)", 7, 4.0, 3.0), ("block (DFlash)", 15, 4.0, 3.0),
-         ("prompt lookup", 8, None, 2.5))
+# The goals the open issues set on this machine: {target: ((drafter, k, tokens a pass asked, speedup asked), ...)}.
+GOALS = {TARGET: (("EAGLE-3", 6, 3.5, 2.5), ("block (DFlash)", 7, 4.0, 3.0), ("block (DFlash)", 15, 4.0, 3.0),
+                  ("prompt lookup", 8, None, 2.5))}
 # The ks shown per drafter: k=auto's ladder; EAGLE-3's goal k; a block drafter's blocks of 2, 4, 8 and 16.
 KS = {"prompt lookup": (1, 2, 4, 8, 16), "EAGLE-3": (1, 2, 4, 6, 8, 16), "block (DFlash)": (1, 3, 7, 15)}
 
@@ -79,7 +81,7 @@ def drafter_cost(kind: str, k: int, fractions: dict) -> float:
     return 0.0
 
 
-def rows(costs: Costs, fractions: dict) -> list[dict]:
+def rows(costs: Costs, fractions: dict, goals=GOALS[TARGET]) -> list[dict]:
     out = []
     for kind in ("prompt lookup", "EAGLE-3", "block (DFlash)"):
         if kind != "prompt lookup" and {"EAGLE-3": "eagle3", "block (DFlash)": "dflash"}[kind] not in fractions:
@@ -87,7 +89,7 @@ def rows(costs: Costs, fractions: dict) -> list[dict]:
         for k in KS[kind]:
             r = costs.round(k) / costs.plain + drafter_cost(kind, k, fractions)
             row = {"drafter": kind, "k": k, "round_plain_steps": r, "most": (k + 1) / r}
-            for name, goal_k, tau, speedup in GOALS:
+            for name, goal_k, tau, speedup in goals:
                 if name == kind and goal_k == k:
                     row["goal"] = {"tokens_per_pass": tau, "speedup": speedup,
                                    "speedup_at_goal_tokens": tau / r if tau else None,
@@ -106,10 +108,12 @@ def render(result: dict) -> str:
 def readme_lines(result: dict, source: str | None = None) -> list[str]:
     h = result["header"]
     origin = (f" From [`{source}`]({source}) (`{h['command']}`)." if source else f" Command: `{h['command']}`.")
+    f = h["fractions"]
+    work = (f" plus the drafter's work as `bench.real` profiled it (EAGLE-3 {f['eagle3']:.3f} of a target step a "
+            f"draft, the block drafter {f['dflash']:.3f} a block), from `{h['costs']}` and `{h['drafters']}`"
+            if {"eagle3", "dflash"} <= set(f) else f" (prompt lookup's rounds; no drafter profiled), from `{h['costs']}`")
     lines = [f"A round of k drafts costs R(k) plain steps of {h['target']}: its verification as `bench.auto_replay` "
-             f"timed it (a plain step {1e3 * h['plain_s']:.1f} ms) plus the drafter's work as `bench.real` profiled it "
-             f"(EAGLE-3 {h['fractions'].get('eagle3', float('nan')):.3f} of a target step a draft, the block drafter "
-             f"{h['fractions'].get('dflash', float('nan')):.3f} a block), from `{h['costs']}` and `{h['drafters']}`. "
+             f"timed it (a plain step {1e3 * h['plain_s']:.1f} ms){work}. "
              f"Any drafter averaging tau tokens a pass runs at tau / R(k) x plain; *most*: every draft accepted. "
              f"The goals are the open issues' for this machine; a speedup that needs more than k + 1 tokens a pass "
              f"is out of reach at that k.{origin}", ""]
@@ -126,36 +130,42 @@ def readme_lines(result: dict, source: str | None = None) -> list[str]:
                                    "tokens a pass needed"], table, right=4)
 
 
-def readme_block(result: dict, source: str) -> str:
-    return "\n".join(readme_lines(result, source))
+def readme_block(results: list[tuple[dict, str]]) -> str:
+    """The README's `ceiling` block: each target's newest file, one after another."""
+    return "\n\n".join("\n".join(readme_lines(result, source)) for result, source in results)
 
 
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(prog="python -m bench.ceiling", description=__doc__.split("\n\n")[0])
-    p.add_argument("--costs", type=Path, help=f"a bench.auto_replay results file (default: the newest for {TARGET})")
-    p.add_argument("--drafters", type=Path, help=f"a bench.real drafters results file (default: the newest for {TARGET})")
+    p.add_argument("--target", default=TARGET, help=f"a real target's name (default {TARGET})")
+    p.add_argument("--costs", type=Path, help="a bench.auto_replay results file (default: the target's newest)")
+    p.add_argument("--drafters", type=Path, help="a bench.real drafters results file (default: the target's newest; "
+                                                 "none: prompt lookup alone)")
     p.add_argument("--out", type=Path, default=ROOT / "bench" / "results")
     args = p.parse_args(argv)
-    costs_path = args.costs or newest(f"*-auto-replay-{TARGET}.json")
-    drafters_path = args.drafters or newest(f"*-drafters-{TARGET}.json")
-    for what, path in (("--costs", costs_path), ("--drafters", drafters_path)):
-        if path is None or not path.is_file():
+    costs_path = args.costs or newest(f"*-auto-replay-{args.target}.json")
+    drafters_path = args.drafters or newest(f"*-drafters-{args.target}.json")
+    for what, path, needed in (("--costs", costs_path, True), ("--drafters", drafters_path, args.drafters is not None)):
+        if (path is None and needed) or (path is not None and not path.is_file()):
             print(f"bench.ceiling: {what}: no such results file ({path})", file=sys.stderr)
             return 2
     try:
-        costs, fractions = round_costs(costs_path), drafter_fractions(drafters_path)
+        costs = round_costs(costs_path)
+        fractions = drafter_fractions(drafters_path) if drafters_path is not None else {}
     except SystemExit as e:
         print(e, file=sys.stderr)
         return 2
 
-    def rel(path: Path) -> str:
+    def rel(path: Path | None) -> str | None:
+        if path is None:
+            return None
         path = path.resolve()
         return path.relative_to(ROOT).as_posix() if path.is_relative_to(ROOT) else str(path)
 
-    header = {"target": TARGET, "costs": rel(costs_path), "drafters": rel(drafters_path), "plain_s": costs.plain,
+    header = {"target": args.target, "costs": rel(costs_path), "drafters": rel(drafters_path), "plain_s": costs.plain,
               "rounds_s": costs.rounds, "fractions": fractions}
-    print(save_results(args.out, f"ceiling-{TARGET}", header, {"rows": rows(costs, fractions)}, "bench.ceiling",
-                       argv, render))
+    body = {"rows": rows(costs, fractions, GOALS.get(args.target, ()))}
+    print(save_results(args.out, f"ceiling-{args.target}", header, body, "bench.ceiling", argv, render))
     return 0
 
 

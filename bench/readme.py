@@ -19,7 +19,7 @@ Each figure comes from a committed file, named next to it in the README:
 * ``drafters``: the newest ``bench/results/*-drafters-<target>.json`` of each target (``python -m bench.real --dflash``,
   EAGLE-3's rows beside when ``--eagle3`` is given too).
 * ``fresh-defaults``: the newest ``bench/results/*-fresh.json`` (``python -m bench.fresh``), when one is committed.
-* ``ceiling``: the newest ``bench/results/*-ceiling-*.json`` (``python -m bench.ceiling``), when one is committed.
+* ``ceiling``: the newest ``bench/results/*-ceiling-<target>.json`` of each target (``python -m bench.ceiling``).
 
 tests/test_readme.py checks that the committed README and card equal what this renders.
 """
@@ -98,8 +98,8 @@ def drafter_fit_file(root: Path = ROOT) -> Path | None:
 
 
 def newest_by_target(label: str, root: Path = ROOT) -> list[Path]:
-    """The newest `bench.real` results file of each target whose names end in -<label>-<target>.json (label
-    "real", "eagle3" or "drafters"), the real targets in bench.real's order first."""
+    """The newest results file of each target whose names end in -<label>-<target>.json (label "real", "eagle3"
+    or "drafters" of bench.real, "ceiling"), the real targets in bench.real's order first."""
     from .real import TARGETS
 
     newest = {}
@@ -381,11 +381,11 @@ def render(readme_text: str, root: Path = ROOT) -> str:
         from .drafter_fit import readme_block as fit_block
 
         blocks["drafter-fit"] = fit_block(json.loads(fit.read_text()), _rel(fit, root))
-    ceiling = sorted((root / "bench" / "results").glob("*-ceiling-*.json"))
-    if ceiling:
+    ceilings = newest_by_target("ceiling", root)
+    if ceilings:
         from .ceiling import readme_block as ceiling_block
 
-        blocks["ceiling"] = ceiling_block(json.loads(ceiling[-1].read_text()), _rel(ceiling[-1], root))
+        blocks["ceiling"] = ceiling_block([(json.loads(p.read_text()), _rel(p, root)) for p in ceilings])
     fresh = fresh_file(root)
     if fresh is not None:
         from .fresh import readme_block as fresh_block

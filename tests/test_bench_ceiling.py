@@ -51,3 +51,14 @@ def test_a_file_without_rounds_at_each_k_or_no_file_is_refused_and_nothing_writt
     assert ceiling.main(["--costs", str(tmp_path / "none.json"), "--drafters", str(drafters), "--out", str(out)]) == 2
     assert "no such results file" in capsys.readouterr().err
     assert not out.exists()
+
+
+def test_a_target_no_drafter_was_profiled_for_gets_prompt_lookups_rows(tmp_path):
+    replay, _ = _files(tmp_path)
+    out = tmp_path / "out"
+    assert ceiling.main(["--target", "gemma-3-270m", "--costs", str(replay), "--out", str(out)]) == 0
+    (path,) = out.glob("*-ceiling-gemma-3-270m.json")
+    result = json.loads(path.read_text())
+    assert {r["drafter"] for r in result["rows"]} == {"prompt lookup"} and result["header"]["drafters"] is None
+    assert [r["k"] for r in result["rows"]] == [1, 2, 4, 8, 16] and not any("goal" in r for r in result["rows"])
+    assert "no drafter profiled" in ceiling.readme_block([(result, "x.json")])
