@@ -320,11 +320,14 @@ GENERATED_FIRST = 30_000  # the generator's validation stories from here on: apa
 
 
 def prompt_set(tok, set_name: str, n: int) -> list[dict]:
-    """[{id, ids}]: a StoryLM prompt set (stories, copy) as its text, or, for a tokenizer with a chat template,
-    bench.real's chat sets (heldout, copy, free) as bench.real frames them. `generated`: as many story
-    openings as asked for (the stories set has ten), from the project's generator's validation split (seed 0,
-    every 97th story from GENERATED_FIRST), the way the stories set was drawn."""
-    if getattr(tok, "has_chat_template", False):
+    """[{id, ids}]: a StoryLM prompt set (stories, copy) as its text, or, for a real target's tokenizer (not
+    StoryLM's), bench.real's sets (heldout, copy, free) as bench.real frames them: through the chat template
+    where there is one, as plain text for a base model (Gemma 3 270M). `generated`: as many story openings as
+    asked for (the stories set has ten), from the project's generator's validation split (seed 0, every 97th
+    story from GENERATED_FIRST), the way the stories set was drawn."""
+    from mlx_specdec.models.tokenizer import StoryTokenizer
+
+    if not isinstance(tok, StoryTokenizer):
         from .real import prompt_ids
 
         return prompt_ids(tok, set_name, n)[1]
