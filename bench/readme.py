@@ -50,7 +50,7 @@ def _link(path: Path, root: Path) -> str:
 
 # Focused bench modules name their files <date>-<machine>-<kind>[-...].json.
 FOCUSED = ("rollback", "adaptive", "ladder", "sharded", "real", "fresh", "eagle3", "drafters", "auto-replay",
-           "drafter-fit", "ceiling")
+           "drafter-fit", "ceiling", "passes")
 
 
 def _focused(name: str) -> bool:
