@@ -1,16 +1,17 @@
 """What a drafter could give on this machine at most: the speedup its acceptance buys, from measured costs.
 
-    python -m bench.ceiling                      # SmolLM2's newest committed costs and drafter step costs
+    python -m bench.ceiling                      # SmolLM2's newest committed pass costs and drafter step costs
     python -m bench.ceiling --target gemma-3-270m  # prompt lookup alone where no drafter was profiled
-    python -m bench.ceiling --costs FILE --drafters FILE --out bench/results
+    python -m bench.ceiling --passes FILE --drafters FILE --out bench/results
 
-A round of k drafts emits at most k + 1 tokens and costs its verification (a target pass over k + 1 rows)
-plus the drafter's work; a plain step emits one. Measured in plain steps, a round of k costs
-R(k) = round(k) / plain + drafter(k), and a drafter averaging tau tokens a pass runs at tau / R(k) times
-plain decoding, whatever it is. This reads both inputs from committed results, never running a model:
+A round of k drafts emits at most k + 1 tokens and costs its verification, a target pass over k + 1 rows,
+plus the drafter's work; a plain step emits one and costs a one-row pass. So a round of k costs about
+R(k) = pass(k + 1) / pass(1) + drafter(k) plain steps, and a drafter averaging tau tokens a pass runs at
+about tau / R(k) times plain decoding, whatever it is. Left out: the loop's host work around a pass (a few
+milliseconds a round or step; `bench.auto_replay`'s rounds timed in the loop agree with these within
+their noise). This reads both inputs from committed results, never running a model:
 
-* what a round costs at each k of the ladder, and a plain step: `bench.auto_replay`'s measurement (rounds
-  drafting exactly k, the median interval between them, in the loop itself), interpolated between ks;
+* what a pass over n rows costs: `bench.passes` (n = 1 .. 17, round-robin, the loop's committed state);
 * what a drafter's work costs against a target step: `bench.real --eagle3 --dflash`'s profiles (an EAGLE-3
   drafter pays a step per draft; a block drafter one pass for its whole block; prompt lookup nothing); a
   target with no such file gets prompt lookup's rows alone.
@@ -27,7 +28,6 @@ import json
 import sys
 from pathlib import Path
 
-from .auto_replay import Costs
 from .report import markdown_table, where
 from .run import save_results
 
@@ -36,8 +36,9 @@ TARGET = "smollm2-135m-instruct"
 # The goals the open issues set on this machine: {target: ((drafter, k, tokens a pass asked, speedup asked), ...)}.
 GOALS = {TARGET: (("EAGLE-3", 6, 3.5, 2.5), ("block (DFlash)", 7, 4.0, 3.0), ("block (DFlash)", 15, 4.0, 3.0),
                   ("prompt lookup", 8, None, 2.5))}
-# The ks shown per drafter: k=auto's ladder; EAGLE-3's goal k; a block drafter's blocks of 2, 4, 8 and 16.
-KS = {"prompt lookup": (1, 2, 4, 8, 16), "EAGLE-3": (1, 2, 4, 6, 8, 16), "block (DFlash)": (1, 3, 7, 15)}
+# The ks shown per drafter: k=auto's ladder and 2^j - 1 (a pass of 2^j rows costs less than 2^j + 1); EAGLE-3's
+# goal k; a block drafter's blocks of 2, 4, 8 and 16.
+KS = {"prompt lookup": (1, 2, 4, 7, 8, 15, 16), "EAGLE-3": (1, 2, 4, 6, 7, 8, 16), "block (DFlash)": (1, 3, 7, 15)}
 
 
 def newest(pattern: str, root: Path = ROOT) -> Path | None:
@@ -45,16 +46,16 @@ def newest(pattern: str, root: Path = ROOT) -> Path | None:
     return found[-1] if found else None
 
 
-def round_costs(path: Path) -> Costs:
-    """The first measured pair of a bench.auto_replay file that holds rounds at every k (not a line)."""
+def pass_costs(path: Path, target: str) -> dict[int, float]:
+    """{n: milliseconds of a pass over n rows} for `target` from a bench.passes results file."""
     try:
-        pairs = json.loads(path.read_text())["pairs"]
-        costs = next((Costs(**p["costs"]) for p in pairs if p["costs"].get("rounds")), None)
+        targets = json.loads(path.read_text())["targets"]
+        found = next((t["ms"] for t in targets if t["target"] == target), None)
     except (OSError, ValueError, KeyError, TypeError) as e:
-        raise SystemExit(f"bench.ceiling: {path} is not a bench.auto_replay results file ({e})") from None
-    if costs is None:
-        raise SystemExit(f"bench.ceiling: {path} measured no round at each k (an older file: rerun bench.auto_replay)")
-    return costs
+        raise SystemExit(f"bench.ceiling: {path} is not a bench.passes results file ({e})") from None
+    if found is None:
+        raise SystemExit(f"bench.ceiling: {path} timed no pass of {target}")
+    return {int(n): ms for n, ms in found.items()}
 
 
 def drafter_fractions(path: Path) -> dict:
@@ -81,13 +82,15 @@ def drafter_cost(kind: str, k: int, fractions: dict) -> float:
     return 0.0
 
 
-def rows(costs: Costs, fractions: dict, goals=GOALS[TARGET]) -> list[dict]:
+def rows(passes: dict[int, float], fractions: dict, goals=GOALS[TARGET]) -> list[dict]:
     out = []
     for kind in ("prompt lookup", "EAGLE-3", "block (DFlash)"):
         if kind != "prompt lookup" and {"EAGLE-3": "eagle3", "block (DFlash)": "dflash"}[kind] not in fractions:
             continue
         for k in KS[kind]:
-            r = costs.round(k) / costs.plain + drafter_cost(kind, k, fractions)
+            if k + 1 not in passes:
+                continue
+            r = passes[k + 1] / passes[1] + drafter_cost(kind, k, fractions)
             row = {"drafter": kind, "k": k, "round_plain_steps": r, "most": (k + 1) / r}
             for name, goal_k, tau, speedup in goals:
                 if name == kind and goal_k == k:
@@ -110,13 +113,13 @@ def readme_lines(result: dict, source: str | None = None) -> list[str]:
     origin = (f" From [`{source}`]({source}) (`{h['command']}`)." if source else f" Command: `{h['command']}`.")
     f = h["fractions"]
     work = (f" plus the drafter's work as `bench.real` profiled it (EAGLE-3 {f['eagle3']:.3f} of a target step a "
-            f"draft, the block drafter {f['dflash']:.3f} a block), from `{h['costs']}` and `{h['drafters']}`"
-            if {"eagle3", "dflash"} <= set(f) else f" (prompt lookup's rounds; no drafter profiled), from `{h['costs']}`")
-    lines = [f"A round of k drafts costs R(k) plain steps of {h['target']}: its verification as `bench.auto_replay` "
-             f"timed it (a plain step {1e3 * h['plain_s']:.1f} ms){work}. "
-             f"Any drafter averaging tau tokens a pass runs at tau / R(k) x plain; *most*: every draft accepted. "
-             f"The goals are the open issues' for this machine; a speedup that needs more than k + 1 tokens a pass "
-             f"is out of reach at that k.{origin}", ""]
+            f"draft, the block drafter {f['dflash']:.3f} a block), from `{h['passes']}` and `{h['drafters']}`"
+            if {"eagle3", "dflash"} <= set(f) else f" (no drafter profiled: prompt lookup's rows), from `{h['passes']}`")
+    lines = [f"A round of k drafts costs about R(k) plain steps of {h['target']}: a pass over k + 1 rows as "
+             f"`bench.passes` timed it, over a one-row pass ({h['pass_ms']['1']:.1f} ms){work}. "
+             f"Any drafter averaging tau tokens a pass runs at about tau / R(k) x plain; *most*: every draft "
+             f"accepted. The goals are the open issues' for this machine; a speedup that needs more than k + 1 "
+             f"tokens a pass is out of reach at that k.{origin}", ""]
     table = []
     for r in result["rows"]:
         g = r.get("goal")
@@ -137,20 +140,20 @@ def readme_block(results: list[tuple[dict, str]]) -> str:
 
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(prog="python -m bench.ceiling", description=__doc__.split("\n\n")[0])
-    p.add_argument("--target", default=TARGET, help=f"a real target's name (default {TARGET})")
-    p.add_argument("--costs", type=Path, help="a bench.auto_replay results file (default: the target's newest)")
+    p.add_argument("--target", default=TARGET, help=f"a target's name as bench.passes names it (default {TARGET})")
+    p.add_argument("--passes", type=Path, help="a bench.passes results file (default: the newest)")
     p.add_argument("--drafters", type=Path, help="a bench.real drafters results file (default: the target's newest; "
                                                  "none: prompt lookup alone)")
     p.add_argument("--out", type=Path, default=ROOT / "bench" / "results")
     args = p.parse_args(argv)
-    costs_path = args.costs or newest(f"*-auto-replay-{args.target}.json")
+    passes_path = args.passes or newest("*-passes.json")
     drafters_path = args.drafters or newest(f"*-drafters-{args.target}.json")
-    for what, path, needed in (("--costs", costs_path, True), ("--drafters", drafters_path, args.drafters is not None)):
+    for what, path, needed in (("--passes", passes_path, True), ("--drafters", drafters_path, args.drafters is not None)):
         if (path is None and needed) or (path is not None and not path.is_file()):
             print(f"bench.ceiling: {what}: no such results file ({path})", file=sys.stderr)
             return 2
     try:
-        costs = round_costs(costs_path)
+        passes = pass_costs(passes_path, args.target)
         fractions = drafter_fractions(drafters_path) if drafters_path is not None else {}
     except SystemExit as e:
         print(e, file=sys.stderr)
@@ -162,9 +165,9 @@ def main(argv=None) -> int:
         path = path.resolve()
         return path.relative_to(ROOT).as_posix() if path.is_relative_to(ROOT) else str(path)
 
-    header = {"target": args.target, "costs": rel(costs_path), "drafters": rel(drafters_path), "plain_s": costs.plain,
-              "rounds_s": costs.rounds, "fractions": fractions}
-    body = {"rows": rows(costs, fractions, GOALS.get(args.target, ()))}
+    header = {"target": args.target, "passes": rel(passes_path), "drafters": rel(drafters_path),
+              "pass_ms": {str(n): ms for n, ms in passes.items()}, "fractions": fractions}
+    body = {"rows": rows(passes, fractions, GOALS.get(args.target, ()))}
     print(save_results(args.out, f"ceiling-{args.target}", header, body, "bench.ceiling", argv, render))
     return 0
 
