@@ -72,7 +72,7 @@ def save_results(out_dir, kind: str, header: dict, body: dict, module: str, argv
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
                             cwd=root).stdout.strip()
     today = datetime.date.today().isoformat()
-    command = f"python -m {module} " + " ".join(argv if argv is not None else sys.argv[1:])
+    command = (f"python -m {module} " + " ".join(argv if argv is not None else sys.argv[1:])).rstrip()
     end_load = list(os.getloadavg()) if hasattr(os, "getloadavg") else None
     result = {"header": {**header, "date": today, "machine": machine_name(), "cpu": cpu_name(),
                          "commit": commit or None, "command": command, "load_average_end": end_load}, **body}
