@@ -66,26 +66,30 @@ def drafter_fractions(path: Path) -> dict:
     except (OSError, ValueError, KeyError, TypeError, AttributeError) as e:
         raise SystemExit(f"bench.ceiling: {path} is not a bench.real drafters results file ({e})") from None
     out = {}
-    for kind in ("eagle3", "dflash"):
+    for kind in PROFILED.values():
         found = sorted(p["drafter_step_fraction"] for p in profiles if p.get("kind") == kind)
         if found:
             out[kind] = found[len(found) // 2]  # the median over the prompt sets
     return out
 
 
+# The drafters shown, by the kind bench.real's profiles name them (prompt lookup: no model, no profile).
+PROFILED = {"EAGLE-3": "eagle3", "block (DFlash)": "dflash"}
+
+
 def drafter_cost(kind: str, k: int, fractions: dict) -> float:
-    """A round's drafter work in target steps."""
+    """A round's drafter work in target steps: an EAGLE-3 step per draft, one block-drafter pass a block."""
     if kind == "EAGLE-3":
-        return k * fractions["eagle3"]
+        return k * fractions[PROFILED[kind]]
     if kind == "block (DFlash)":
-        return fractions["dflash"]
+        return fractions[PROFILED[kind]]
     return 0.0
 
 
 def rows(passes: dict[int, float], fractions: dict, goals=GOALS[TARGET]) -> list[dict]:
     out = []
     for kind in ("prompt lookup", "EAGLE-3", "block (DFlash)"):
-        if kind != "prompt lookup" and {"EAGLE-3": "eagle3", "block (DFlash)": "dflash"}[kind] not in fractions:
+        if kind in PROFILED and PROFILED[kind] not in fractions:
             continue
         for k in KS[kind]:
             if k + 1 not in passes:
@@ -114,7 +118,7 @@ def readme_lines(result: dict, source: str | None = None) -> list[str]:
     f = h["fractions"]
     work = (f" plus the drafter's work as `bench.real` profiled it (EAGLE-3 {f['eagle3']:.3f} of a target step a "
             f"draft, the block drafter {f['dflash']:.3f} a block), from `{h['passes']}` and `{h['drafters']}`"
-            if {"eagle3", "dflash"} <= set(f) else f" (no drafter profiled: prompt lookup's rows), from `{h['passes']}`")
+            if set(PROFILED.values()) <= set(f) else f" (no drafter profiled: prompt lookup's rows), from `{h['passes']}`")
     lines = [f"A round of k drafts costs about R(k) plain steps of {h['target']}: a pass over k + 1 rows as "
              f"`bench.passes` timed it, over a one-row pass ({h['pass_ms']['1']:.1f} ms){work}. "
              f"Any drafter averaging tau tokens a pass runs at about tau / R(k) x plain; *most*: every draft "

@@ -25,12 +25,7 @@ def test_every_n_is_timed_and_the_file_names_each_target(tmp_path):
 def test_the_passes_roll_back_to_the_same_context():
     """Each timed pass is rolled back: the logits of the next one-row pass are those of the first."""
     model, _ = load(str(SHIPPED / "storylm-1m"))
-    from mlx_specdec.state import make_sequence
-
-    seq = make_sequence(model, "auto")
-    seq.prefill(mx.arange(100, 100 + passes.CONTEXT, dtype=mx.int32))
-    mx.eval(seq.extend(mx.array([], dtype=mx.int32)))
-    seq.commit(1, mx.array([5], dtype=mx.int32))
+    seq = passes.committed_state(model)
     first = seq.extend(mx.array([], dtype=mx.int32))
     mx.eval(first)
     seq.commit(0, mx.array([5], dtype=mx.int32))
